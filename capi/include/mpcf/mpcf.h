@@ -1,0 +1,369 @@
+/*
+ * libmpcf — exact similarity matrices between piecewise constant functions.
+ *
+ * This header is the whole public contract of libmpcf.so. It is plain C11,
+ * includes no CUDA header, and every symbol it declares starts with mpcf_.
+ *
+ * Conventions
+ * -----------
+ * - Handles are opaque and typed. mpcf_X_create(..., mpcf_X** out) makes one,
+ *   mpcf_X_destroy(x) releases it; destroying NULL does nothing.
+ * - Every fallible call returns an mpcf_status (MPCF_OK == 0). After a
+ *   failure, mpcf_last_error_message() returns a sentence naming the argument
+ *   and the offending index or value. The message is kept per thread.
+ * - Nothing is written to an output argument or an output buffer when a call
+ *   fails its argument checks.
+ * - No entry point throws, aborts or prints.
+ * - Sizes and indices are 64-bit.
+ * - Any number of threads may make independent calls at once. A handle may be
+ *   shared between threads for reading (computing); mpcf_pcfs_reshape and the
+ *   mpcf_options_set_* calls must not race with other uses of the same handle.
+ *
+ * Semantics (see README.md for the full statement)
+ * ------------------------------------------------
+ * A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
+ * increasing t_k and finite v_k; f(t) = 0 for t < t_0, v_k on [t_k, t_{k+1}),
+ * and v_{m-1} for t >= t_{m-1}. All integrals run over the window [a, b)
+ * (default: the whole real line). A piece whose integrand is exactly zero
+ * contributes exactly zero, whatever its width; a non-zero integrand on an
+ * unbounded piece gives +inf (distances) or +-inf (kernel).
+ */
+#ifndef MPCF_MPCF_H
+#define MPCF_MPCF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpcf/mpcf_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Version                                                              */
+/* ------------------------------------------------------------------ */
+
+#define MPCF_VERSION_MAJOR 0
+#define MPCF_VERSION_MINOR 1
+#define MPCF_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH of this header. */
+#define MPCF_VERSION                                                           \
+  (MPCF_VERSION_MAJOR * 10000 + MPCF_VERSION_MINOR * 100 + MPCF_VERSION_PATCH)
+
+/** Version of the loaded library, encoded like MPCF_VERSION. Bindings compare
+ *  it with the MPCF_VERSION they were written for. */
+MPCF_API int mpcf_version(void);
+
+/** "MAJOR.MINOR.PATCH" of the loaded library. Static storage. */
+MPCF_API const char* mpcf_version_string(void);
+
+/** One line describing the build, e.g.
+ *  "libmpcf 0.1.0; cuda=on; cuda_runtime=13000; cuda_architectures=90;
+ *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200)". Static storage. */
+MPCF_API const char* mpcf_build_info(void);
+
+/** 1 when the library was built with the CUDA backend, 0 otherwise. */
+MPCF_API int mpcf_has_cuda(void);
+
+/** Number of usable CUDA devices; 0 without CUDA, driver or device. */
+MPCF_API int mpcf_cuda_device_count(void);
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef enum mpcf_status {
+  MPCF_OK = 0,
+  /** A NULL pointer, p < 1 or NaN, a bad window, an unknown enum value, an
+   *  index out of range, a shape that does not match the count, ... */
+  MPCF_ERROR_INVALID_ARGUMENT = 1,
+  /** PCF data breaking the rules: m = 0, times not strictly increasing,
+   *  NaN or infinite times or values, offsets not monotone. The message names
+   *  the function index and the breakpoint index. */
+  MPCF_ERROR_INVALID_PCF = 2,
+  /** The caller's output buffer has fewer elements than the result needs. */
+  MPCF_ERROR_BUFFER_TOO_SMALL = 3,
+  /** Two collections of different dtypes were combined. */
+  MPCF_ERROR_DTYPE_MISMATCH = 4,
+  /** Host or device memory could not be allocated. */
+  MPCF_ERROR_OUT_OF_MEMORY = 5,
+  /** The CUDA backend was requested but the library was built without CUDA,
+   *  or no usable device / driver is present, or a listed device is absent. */
+  MPCF_ERROR_CUDA_UNAVAILABLE = 6,
+  /** A CUDA call failed while computing. */
+  MPCF_ERROR_CUDA = 7,
+  /** The task was cancelled. */
+  MPCF_ERROR_CANCELLED = 8,
+  /** A bug in libmpcf (an internal consistency check failed). */
+  MPCF_ERROR_INTERNAL = 9,
+  /** Not an error: the task is still running (mpcf_task_status, or
+   *  mpcf_task_wait whose timeout expired first). */
+  MPCF_RUNNING = 10
+} mpcf_status;
+
+/** Message of the last failed call on this thread. Never NULL ("" when no
+ *  call has failed yet). Valid until the next failing call on this thread. */
+MPCF_API const char* mpcf_last_error_message(void);
+
+/** Short constant name of a status, e.g. "MPCF_ERROR_INVALID_PCF". */
+MPCF_API const char* mpcf_status_name(mpcf_status status);
+
+/* ------------------------------------------------------------------ */
+/* Enumerations                                                         */
+/* ------------------------------------------------------------------ */
+
+/** Element type of times, values and results. */
+typedef enum mpcf_dtype { MPCF_FLOAT32 = 1, MPCF_FLOAT64 = 2 } mpcf_dtype;
+
+typedef enum mpcf_backend {
+  /** CUDA when the library has it, a device is present and the problem has
+   *  at least the CUDA threshold of merge steps; the CPU otherwise. */
+  MPCF_BACKEND_AUTO = 0,
+  MPCF_BACKEND_CPU = 1,
+  MPCF_BACKEND_CUDA = 2
+} mpcf_backend;
+
+/** How a symmetric n x n result is laid out in the caller's buffer. */
+typedef enum mpcf_layout {
+  /** Row-major n x n, symmetric, diagonal filled (0 for distances). */
+  MPCF_LAYOUT_DENSE = 0,
+  /** SciPy / R `dist` order: (0,1), (0,2), ..., (0,n-1), (1,2), ...;
+   *  n(n-1)/2 entries. Distances only. */
+  MPCF_LAYOUT_CONDENSED = 1,
+  /** The engine's native packed lower triangle. Distances (diagonal
+   *  excluded): entry (i, j), i > j, at i(i-1)/2 + j; n(n-1)/2 entries.
+   *  Kernels (diagonal included): entry (i, j), i >= j, at i(i+1)/2 + j;
+   *  n(n+1)/2 entries. */
+  MPCF_LAYOUT_PACKED_LOWER = 2
+} mpcf_layout;
+
+/** What cdist computes for each pair. */
+typedef enum mpcf_metric {
+  /** Lp distance with the given p (1 <= p <= INFINITY). */
+  MPCF_METRIC_LP_DISTANCE = 0,
+  /** L2 inner product, integral of f * g (p is ignored). */
+  MPCF_METRIC_L2_KERNEL = 1
+} mpcf_metric;
+
+/* ------------------------------------------------------------------ */
+/* PCF collections                                                      */
+/* ------------------------------------------------------------------ */
+
+/** An immutable, validated collection of n PCFs of one dtype, with a tensor
+ *  shape (default: the vector shape {n}). The data is copied at creation;
+ *  the caller's arrays may be freed afterwards. */
+typedef struct mpcf_pcfs mpcf_pcfs;
+
+/** Creates a collection from CSR arrays.
+ *  offsets: n + 1 non-decreasing entries, offsets[0] == 0; function i has
+ *           breakpoints offsets[i] .. offsets[i+1]-1 (at least one).
+ *  times, values: offsets[n] elements each, of the given dtype (float or
+ *           double). May be NULL when offsets[n] == 0 (then n must be 0).
+ *  n = 0 is a valid empty collection (offsets must still hold one 0). */
+MPCF_API mpcf_status mpcf_pcfs_create(mpcf_dtype dtype, uint64_t n,
+                                      const uint64_t* offsets,
+                                      const void* times, const void* values,
+                                      mpcf_pcfs** out);
+
+/** Like mpcf_pcfs_create, with interleaved points t0, v0, t1, v1, ...
+ *  (2 * offsets[n] elements of the dtype). */
+MPCF_API mpcf_status mpcf_pcfs_create_interleaved(mpcf_dtype dtype, uint64_t n,
+                                                  const uint64_t* offsets,
+                                                  const void* points,
+                                                  mpcf_pcfs** out);
+
+MPCF_API void mpcf_pcfs_destroy(mpcf_pcfs* pcfs);
+
+/** Gives the collection a tensor shape of `ndim` dimensions (1 <= ndim <= 32)
+ *  whose product is the function count (row-major: function index = flat
+ *  index). Dimensions may be 0 only when the count is 0. */
+MPCF_API mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim,
+                                       const uint64_t* shape);
+
+/** Number of functions. */
+MPCF_API mpcf_status mpcf_pcfs_count(const mpcf_pcfs* pcfs, uint64_t* out);
+
+/** Total number of breakpoints over all functions. */
+MPCF_API mpcf_status mpcf_pcfs_total_breakpoints(const mpcf_pcfs* pcfs,
+                                                 uint64_t* out);
+
+MPCF_API mpcf_status mpcf_pcfs_dtype(const mpcf_pcfs* pcfs, mpcf_dtype* out);
+
+/** Number of dimensions of the shape. */
+MPCF_API mpcf_status mpcf_pcfs_ndim(const mpcf_pcfs* pcfs, size_t* out);
+
+/** Copies the shape into shape[0 .. ndim-1]; capacity must be >= ndim. */
+MPCF_API mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape,
+                                     size_t capacity);
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Settings for a computation. Every call that takes options accepts NULL
+ *  for the defaults: backend AUTO, all hardware threads, the whole real line,
+ *  automatic blocks, all CUDA devices, memory fraction 0.8. */
+typedef struct mpcf_options mpcf_options;
+
+MPCF_API mpcf_status mpcf_options_create(mpcf_options** out);
+MPCF_API void mpcf_options_destroy(mpcf_options* options);
+
+MPCF_API mpcf_status mpcf_options_set_backend(mpcf_options* options,
+                                              mpcf_backend backend);
+
+/** CPU worker threads; 0 means the number of hardware threads. */
+MPCF_API mpcf_status mpcf_options_set_threads(mpcf_options* options,
+                                              int threads);
+
+/** Integrate over [a, b) instead of the whole line. a < b, neither NaN;
+ *  a may be -INFINITY and b +INFINITY. */
+MPCF_API mpcf_status mpcf_options_set_window(mpcf_options* options, double a,
+                                             double b);
+
+/** Block decomposition hints (tuning and tests; results never depend on
+ *  them). split_hint: how many blocks the output budget is split into
+ *  (0 = automatic). min_block_side: floor on a block's side (0 = automatic
+ *  on GPUs, none on the CPU). max_block_elements: output elements of the
+ *  largest block (0 = automatic, from free GPU memory on CUDA). */
+MPCF_API mpcf_status mpcf_options_set_block_hints(mpcf_options* options,
+                                                  uint64_t split_hint,
+                                                  uint64_t min_block_side,
+                                                  uint64_t max_block_elements);
+
+/** Backend AUTO uses CUDA only when the problem has at least this many merge
+ *  steps (default 2e8). */
+MPCF_API mpcf_status mpcf_options_set_cuda_threshold(mpcf_options* options,
+                                                     double merge_steps);
+
+/** CUDA devices to use (count 0 = all). Ids must be distinct and exist at
+ *  computation time. */
+MPCF_API mpcf_status mpcf_options_set_devices(mpcf_options* options,
+                                              size_t count,
+                                              const int* device_ids);
+
+/** Fraction of free GPU memory the engine may use, in (0, 1]. */
+MPCF_API mpcf_status mpcf_options_set_memory_fraction(mpcf_options* options,
+                                                      double fraction);
+
+/* ------------------------------------------------------------------ */
+/* Result sizes                                                         */
+/* ------------------------------------------------------------------ */
+
+/** Elements needed for pdist of X in the given layout. */
+MPCF_API mpcf_status mpcf_pdist_size(const mpcf_pcfs* X, mpcf_layout layout,
+                                     uint64_t* out);
+
+/** Elements needed for l2_kernel of X (DENSE or PACKED_LOWER). */
+MPCF_API mpcf_status mpcf_l2_kernel_size(const mpcf_pcfs* X,
+                                         mpcf_layout layout, uint64_t* out);
+
+/** Elements needed for cdist of X and Y: count(X) * count(Y). */
+MPCF_API mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                     uint64_t* out);
+
+/* ------------------------------------------------------------------ */
+/* Tasks                                                                */
+/* ------------------------------------------------------------------ */
+
+/** A computation running in the background. It keeps the collections it
+ *  reads alive by itself; the caller's output buffer is borrowed and must
+ *  stay valid until the task has finished (or has been destroyed).
+ *  If a task ends with any status but MPCF_OK, the output buffer holds no
+ *  partial result: every element the task was to write is set to NaN. */
+typedef struct mpcf_task mpcf_task;
+
+/** done and total are in pairs (output entries) computed. Either pointer may
+ *  be NULL. */
+MPCF_API mpcf_status mpcf_task_progress(const mpcf_task* task, uint64_t* done,
+                                        uint64_t* total);
+
+/** Waits until the task finishes or timeout_seconds pass (negative: wait
+ *  for ever; 0: just poll). Returns MPCF_RUNNING if the task is still
+ *  running, else the task's final status (and, on failure, sets this
+ *  thread's error message to the task's message). */
+MPCF_API mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds);
+
+/** Asks the task to stop; returns at once. The task then ends with
+ *  MPCF_ERROR_CANCELLED unless it had already finished. */
+MPCF_API mpcf_status mpcf_task_cancel(mpcf_task* task);
+
+/** MPCF_RUNNING while running, else the final status (like mpcf_task_wait
+ *  with timeout 0). NULL gives MPCF_ERROR_INVALID_ARGUMENT. */
+MPCF_API mpcf_status mpcf_task_status(const mpcf_task* task);
+
+/** Cancels the task if it still runs, waits for it and frees it. */
+MPCF_API void mpcf_task_destroy(mpcf_task* task);
+
+/* ------------------------------------------------------------------ */
+/* Matrix operations                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Every operation exists as *_start (returns a task) and as a synchronous
+ * call (start + wait). `out` is a caller buffer of `capacity` elements of
+ * X's dtype; the size functions above say how many are needed. */
+
+/** Lp distances between all pairs of X (p >= 1, p = INFINITY for the
+ *  supremum distance). DENSE, CONDENSED or PACKED_LOWER. */
+MPCF_API mpcf_status mpcf_pdist_start(const mpcf_pcfs* X, double p,
+                                      mpcf_layout layout, void* out,
+                                      uint64_t capacity,
+                                      const mpcf_options* options,
+                                      mpcf_task** task);
+MPCF_API mpcf_status mpcf_pdist(const mpcf_pcfs* X, double p,
+                                mpcf_layout layout, void* out,
+                                uint64_t capacity,
+                                const mpcf_options* options);
+
+/** L2 inner products of all pairs of X, diagonal included. DENSE or
+ *  PACKED_LOWER. */
+MPCF_API mpcf_status mpcf_l2_kernel_start(const mpcf_pcfs* X,
+                                          mpcf_layout layout, void* out,
+                                          uint64_t capacity,
+                                          const mpcf_options* options,
+                                          mpcf_task** task);
+MPCF_API mpcf_status mpcf_l2_kernel(const mpcf_pcfs* X, mpcf_layout layout,
+                                    void* out, uint64_t capacity,
+                                    const mpcf_options* options);
+
+/** metric(X_i, Y_j) for every i, j, written row-major with shape
+ *  (*X.shape, *Y.shape): entry i * count(Y) + j. X and Y must share a dtype. */
+MPCF_API mpcf_status mpcf_cdist_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                      mpcf_metric metric, double p, void* out,
+                                      uint64_t capacity,
+                                      const mpcf_options* options,
+                                      mpcf_task** task);
+MPCF_API mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                mpcf_metric metric, double p, void* out,
+                                uint64_t capacity,
+                                const mpcf_options* options);
+
+/* ------------------------------------------------------------------ */
+/* Single functions and pairs (computed on the calling thread, CPU)      */
+/* ------------------------------------------------------------------ */
+
+/** Lp distance between X[i] and Y[j] (X and Y may be the same handle).
+ *  Computed in the collections' dtype, returned as double. Only the window
+ *  of the options is used. */
+MPCF_API mpcf_status mpcf_lp_distance(const mpcf_pcfs* X, uint64_t i,
+                                      const mpcf_pcfs* Y, uint64_t j, double p,
+                                      const mpcf_options* options,
+                                      double* out);
+
+/** L2 inner product of X[i] and Y[j], as double. */
+MPCF_API mpcf_status mpcf_l2_inner_product(const mpcf_pcfs* X, uint64_t i,
+                                           const mpcf_pcfs* Y, uint64_t j,
+                                           const mpcf_options* options,
+                                           double* out);
+
+/** Lp norm of every function of X (the distance to the zero function),
+ *  written to out[0 .. count(X)-1] in X's dtype. */
+MPCF_API mpcf_status mpcf_lp_norm(const mpcf_pcfs* X, double p, void* out,
+                                  uint64_t capacity,
+                                  const mpcf_options* options);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MPCF_MPCF_H */
