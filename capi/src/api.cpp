@@ -1,0 +1,781 @@
+// The C API entry points. Every entry point runs its body through
+// api_entry(), the one noexcept boundary that turns exceptions into status
+// codes and the thread-local error message. Argument checks all happen before
+// anything is written, so a failed call leaves outputs untouched.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "handles.hpp"
+#include "mpcf/core/errors.hpp"
+#include "mpcf/core/matrix_integrate.hpp"
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/walk.hpp"
+#include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+#include "mpcf/mpcf.h"
+
+using mpcf::BufferTooSmall;
+using mpcf::CudaUnavailable;
+using mpcf::DtypeMismatch;
+using mpcf::ErrorKind;
+using mpcf::InvalidArgument;
+using mpcf::OperationSpec;
+using mpcf::SymmetricLayout;
+
+namespace {
+
+thread_local std::string t_last_error;
+
+void set_last_error(const char* where, const char* what) noexcept {
+  try {
+    t_last_error.assign(where);
+    t_last_error.append(": ");
+    t_last_error.append(what);
+  } catch (...) {
+    // Out of memory while recording the message: keep whatever is there.
+  }
+}
+
+mpcf_status status_of(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::InvalidArgument: return MPCF_ERROR_INVALID_ARGUMENT;
+    case ErrorKind::InvalidPcf: return MPCF_ERROR_INVALID_PCF;
+    case ErrorKind::BufferTooSmall: return MPCF_ERROR_BUFFER_TOO_SMALL;
+    case ErrorKind::DtypeMismatch: return MPCF_ERROR_DTYPE_MISMATCH;
+    case ErrorKind::OutOfMemory: return MPCF_ERROR_OUT_OF_MEMORY;
+    case ErrorKind::CudaUnavailable: return MPCF_ERROR_CUDA_UNAVAILABLE;
+    case ErrorKind::Cuda: return MPCF_ERROR_CUDA;
+    case ErrorKind::Cancelled: return MPCF_ERROR_CANCELLED;
+    case ErrorKind::Internal: return MPCF_ERROR_INTERNAL;
+  }
+  return MPCF_ERROR_INTERNAL;
+}
+
+// Maps an exception to a status and records its message.
+mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const mpcf::Error& err) {
+    set_last_error(where, err.what());
+    return status_of(err.kind());
+  } catch (const std::bad_alloc&) {
+    set_last_error(where, "out of host memory");
+    return MPCF_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& err) {
+    set_last_error(where, err.what());
+    return MPCF_ERROR_INTERNAL;
+  } catch (...) {
+    set_last_error(where, "unknown internal error");
+    return MPCF_ERROR_INTERNAL;
+  }
+}
+
+// The single exception boundary of the C API.
+template <typename Fn>
+mpcf_status api_entry(const char* where, Fn&& fn) noexcept {
+  try {
+    fn();
+    return MPCF_OK;
+  } catch (...) {
+    return record_exception(where, std::current_exception());
+  }
+}
+
+template <typename P>
+void require(const P* ptr, const char* name) {
+  if (ptr == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
+}
+
+void check_dtype(mpcf_dtype dtype) {
+  if (dtype != MPCF_FLOAT32 && dtype != MPCF_FLOAT64) {
+    throw InvalidArgument("dtype " + std::to_string(static_cast<int>(dtype)) +
+                          " is neither MPCF_FLOAT32 (1) nor MPCF_FLOAT64 (2)");
+  }
+}
+
+OperationSpec distance_spec(double p) {
+  if (std::isnan(p) || p < 1.0) {
+    std::ostringstream os;
+    os << "p = " << p << " is not a valid exponent; p must be >= 1 (or INFINITY)";
+    throw InvalidArgument(os.str());
+  }
+  return OperationSpec::distance(p);
+}
+
+SymmetricLayout symmetric_layout(mpcf_layout layout, bool kernel) {
+  switch (layout) {
+    case MPCF_LAYOUT_DENSE: return SymmetricLayout::Dense;
+    case MPCF_LAYOUT_PACKED_LOWER: return SymmetricLayout::PackedLower;
+    case MPCF_LAYOUT_CONDENSED:
+      if (kernel) {
+        throw InvalidArgument(
+            "layout MPCF_LAYOUT_CONDENSED has no diagonal and cannot hold a kernel matrix; use "
+            "MPCF_LAYOUT_DENSE or MPCF_LAYOUT_PACKED_LOWER");
+      }
+      return SymmetricLayout::Condensed;
+  }
+  throw InvalidArgument("layout " + std::to_string(static_cast<int>(layout)) +
+                        " is not an mpcf_layout value");
+}
+
+void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* out) {
+  if (capacity < needed) {
+    throw BufferTooSmall("the output buffer holds " + std::to_string(capacity) +
+                         " elements but the result needs " + std::to_string(needed));
+  }
+  if (needed > 0 && out == nullptr) throw InvalidArgument("argument 'out' is NULL");
+}
+
+void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y) {
+  if (x->dtype != y->dtype) {
+    throw DtypeMismatch(std::string("X has dtype ") +
+                        (x->dtype == MPCF_FLOAT32 ? "float32" : "float64") + " but Y has dtype " +
+                        (y->dtype == MPCF_FLOAT32 ? "float32" : "float64") +
+                        "; both collections must share one dtype");
+  }
+}
+
+const mpcf_options& options_or_default(const mpcf_options* options) {
+  static const mpcf_options defaults{};
+  return options ? *options : defaults;
+}
+
+template <typename T>
+mpcf::Window<T> window_of(const mpcf_options& o) {
+  return {static_cast<T>(o.window_a), static_cast<T>(o.window_b)};
+}
+
+mpcf::CpuExecutionConfig cpu_config(const mpcf_options& o) {
+  mpcf::CpuExecutionConfig c;
+  c.threads = o.threads;
+  c.maxBlockElements = o.max_block_elements;
+  c.splitHint = o.split_hint;
+  c.minBlockSide = o.min_block_side;
+  return c;
+}
+
+mpcf::cuda::CudaExecutionConfig cuda_config(const mpcf_options& o) {
+  mpcf::cuda::CudaExecutionConfig c;
+  c.devices = o.devices;
+  c.splitHint = o.split_hint;
+  c.minBlockSide = o.min_block_side;
+  c.maxBlockElements = o.max_block_elements;
+  c.memoryFraction = o.memory_fraction;
+  return c;
+}
+
+// The backend decision: the one place that knows both CPU and CUDA.
+bool use_cuda(const mpcf_options& o, double mergeSteps) {
+  switch (o.backend) {
+    case MPCF_BACKEND_CPU:
+      return false;
+    case MPCF_BACKEND_CUDA:
+      if (!mpcf::cuda::compiled_with_cuda()) {
+        throw CudaUnavailable(
+            "CUDA not available: backend CUDA was requested but this libmpcf was built without "
+            "CUDA support");
+      }
+      if (mpcf::cuda::device_count() == 0) {
+        throw CudaUnavailable(
+            "CUDA not available: backend CUDA was requested but no CUDA device (or driver) was "
+            "found");
+      }
+      return true;
+    case MPCF_BACKEND_AUTO:
+    default:
+      return mpcf::cuda::compiled_with_cuda() && mpcf::cuda::device_count() > 0 &&
+             mergeSteps >= o.cuda_threshold;
+  }
+}
+
+template <typename T>
+std::unique_ptr<mpcf::Work> make_pairwise_work(const mpcf_pcfs* X, OperationSpec spec,
+                                               SymmetricLayout layout, void* out,
+                                               const mpcf_options& o) {
+  const auto& pcfs = X->get<T>();
+  const double n = static_cast<double>(pcfs->count());
+  const double steps = (spec.is_kernel() ? n + 1 : n - 1) * static_cast<double>(X->total_breakpoints());
+  T* dst = static_cast<T*>(out);
+  const mpcf::Window<T> w = window_of<T>(o);
+  if (use_cuda(o, steps)) {
+    return mpcf::cuda::make_pairwise_task<T>(pcfs, spec, w, dst, layout, cuda_config(o));
+  }
+  const auto count = static_cast<std::size_t>(pcfs->count());
+  return mpcf::dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<mpcf::Work> {
+    using Op = decltype(op);
+    if (spec.is_kernel()) {
+      using W = mpcf::SymmetricMatrixResultWriter<T>;
+      return std::make_unique<mpcf::CpuPairwiseIntegrationTask<T, Op, W>>(
+          pcfs, op, w, W(dst, count, layout), mpcf::TriangleSkipMode::LowerTriangle, cpu_config(o));
+    }
+    using W = mpcf::DistanceMatrixResultWriter<T>;
+    return std::make_unique<mpcf::CpuPairwiseIntegrationTask<T, Op, W>>(
+        pcfs, op, w, W(dst, count, layout), mpcf::TriangleSkipMode::LowerTriangleSkipDiag,
+        cpu_config(o));
+  });
+}
+
+template <typename T>
+std::unique_ptr<mpcf::Work> make_cross_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                            OperationSpec spec, void* out, const mpcf_options& o) {
+  const auto& x = X->get<T>();
+  const auto& y = Y->get<T>();
+  const double steps = static_cast<double>(y->count()) * static_cast<double>(X->total_breakpoints()) +
+                       static_cast<double>(x->count()) * static_cast<double>(Y->total_breakpoints());
+  T* dst = static_cast<T*>(out);
+  const mpcf::Window<T> w = window_of<T>(o);
+  if (use_cuda(o, steps)) {
+    return mpcf::cuda::make_cross_task<T>(x, y, spec, w, dst, cuda_config(o));
+  }
+  return mpcf::dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<mpcf::Work> {
+    using Op = decltype(op);
+    return std::make_unique<mpcf::CpuCrossIntegrationTask<T, Op>>(
+        x, y, op, w,
+        mpcf::DenseResultWriter<T>(dst, static_cast<std::size_t>(x->count()),
+                                   static_cast<std::size_t>(y->count())),
+        cpu_config(o));
+  });
+}
+
+std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec,
+                                          mpcf_layout layout, void* out, std::uint64_t capacity,
+                                          const mpcf_options* options) {
+  require(X, "X");
+  const SymmetricLayout sl = symmetric_layout(layout, spec.is_kernel());
+  check_capacity(mpcf::symmetric_result_size(X->count(), sl, spec.is_kernel()), capacity, out);
+  const mpcf_options& o = options_or_default(options);
+  auto work = X->dtype == MPCF_FLOAT32 ? make_pairwise_work<float>(X, spec, sl, out, o)
+                                       : make_pairwise_work<double>(X, spec, sl, out, o);
+  return std::make_unique<mpcf::Task>(std::move(work));
+}
+
+OperationSpec cross_spec(mpcf_metric metric, double p) {
+  switch (metric) {
+    case MPCF_METRIC_LP_DISTANCE: return distance_spec(p);
+    case MPCF_METRIC_L2_KERNEL: return OperationSpec::l2_kernel();
+  }
+  throw InvalidArgument("metric " + std::to_string(static_cast<int>(metric)) +
+                        " is not an mpcf_metric value");
+}
+
+std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric,
+                                       double p, void* out, std::uint64_t capacity,
+                                       const mpcf_options* options) {
+  require(X, "X");
+  require(Y, "Y");
+  check_same_dtype(X, Y);
+  const OperationSpec spec = cross_spec(metric, p);
+  check_capacity(X->count() * Y->count(), capacity, out);
+  const mpcf_options& o = options_or_default(options);
+  auto work = X->dtype == MPCF_FLOAT32 ? make_cross_work<float>(X, Y, spec, out, o)
+                                       : make_cross_work<double>(X, Y, spec, out, o);
+  return std::make_unique<mpcf::Task>(std::move(work));
+}
+
+// Starts a task in the background and hands it to the caller.
+void start_task(std::unique_ptr<mpcf::Task> t, mpcf_task** out) {
+  auto handle = std::make_unique<mpcf_task>();
+  handle->task = std::move(t);
+  handle->task->start();
+  *out = handle.release();
+}
+
+// Runs a task on the calling thread and rethrows its failure.
+void run_task(std::unique_ptr<mpcf::Task> t) {
+  t->run_here();
+  if (auto e = t->error()) std::rethrow_exception(e);
+}
+
+// One pair, on the calling thread.
+template <typename T>
+double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
+                  OperationSpec spec, const mpcf_options& o) {
+  const auto& dx = X->get<T>()->data();
+  const auto& dy = Y->get<T>()->data();
+  return mpcf::dispatch_operation<T>(spec, [&](auto op) {
+    return static_cast<double>(mpcf::integrate_pair(
+        dx.data_of(i), static_cast<std::uint32_t>(dx.size_of(i)), dy.data_of(j),
+        static_cast<std::uint32_t>(dy.size_of(j)), window_of<T>(o), op));
+  });
+}
+
+void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name) {
+  if (index >= c->count()) {
+    throw InvalidArgument(std::string("index ") + name + " = " + std::to_string(index) +
+                          " is out of range for a collection of " + std::to_string(c->count()) +
+                          " functions");
+  }
+}
+
+template <typename T>
+void norms(const mpcf_pcfs* X, OperationSpec spec, void* out, const mpcf_options& o) {
+  const auto& d = X->get<T>()->data();
+  T* dst = static_cast<T*>(out);
+  mpcf::dispatch_operation<T>(spec, [&](auto op) {
+    for (std::size_t i = 0; i < d.count(); ++i) {
+      // The zero function: one breakpoint of value 0.
+      const mpcf::PcfPoint<T> zero{d.data_of(i)[0].t, T(0)};
+      dst[i] = mpcf::integrate_pair(d.data_of(i), static_cast<std::uint32_t>(d.size_of(i)), &zero,
+                                    1u, window_of<T>(o), op);
+    }
+    return 0;
+  });
+}
+
+template <typename T>
+std::shared_ptr<const mpcf::PcfCollection<T>> make_collection(std::uint64_t n,
+                                                               const std::uint64_t* offsets,
+                                                               const void* times,
+                                                               const void* values,
+                                                               std::ptrdiff_t stride) {
+  return std::make_shared<const mpcf::PcfCollection<T>>(
+      n, offsets, static_cast<const T*>(times), static_cast<const T*>(values), stride);
+}
+
+void create_pcfs(mpcf_dtype dtype, std::uint64_t n, const std::uint64_t* offsets,
+                 const void* times, const void* values, std::ptrdiff_t stride, mpcf_pcfs** out) {
+  require(out, "out");
+  check_dtype(dtype);
+  require(offsets, "offsets");
+  if (offsets[n] > 0) {
+    require(times, stride == 1 ? "times" : "points");
+    require(values, stride == 1 ? "values" : "points");
+  }
+  auto handle = std::make_unique<mpcf_pcfs>();
+  handle->dtype = dtype;
+  handle->shape = {n};
+  if (dtype == MPCF_FLOAT32) {
+    handle->f32 = make_collection<float>(n, offsets, times, values, stride);
+  } else {
+    handle->f64 = make_collection<double>(n, offsets, times, values, stride);
+  }
+  *out = handle.release();
+}
+
+std::string build_info_string() {
+  std::ostringstream os;
+  os << "libmpcf " << MPCF_VERSION_MAJOR << '.' << MPCF_VERSION_MINOR << '.' << MPCF_VERSION_PATCH;
+  os << "; " << (mpcf::cuda::compiled_with_cuda() ? "cuda=on; " : "") << mpcf::cuda::build_info();
+#if defined(__clang__)
+  os << "; compiler=Clang " << __clang_major__ << '.' << __clang_minor__ << '.' << __clang_patchlevel__;
+#elif defined(__GNUC__)
+  os << "; compiler=GNU " << __GNUC__ << '.' << __GNUC_MINOR__ << '.' << __GNUC_PATCHLEVEL__;
+#endif
+  os << "; threads=" << mpcf::resolve_thread_count(0);
+  return os.str();
+}
+
+}  // namespace
+
+extern "C" {
+
+int mpcf_version(void) { return MPCF_VERSION; }
+
+const char* mpcf_version_string(void) {
+#define MPCF_STR2(x) #x
+#define MPCF_STR(x) MPCF_STR2(x)
+  return MPCF_STR(MPCF_VERSION_MAJOR) "." MPCF_STR(MPCF_VERSION_MINOR) "." MPCF_STR(MPCF_VERSION_PATCH);
+}
+
+const char* mpcf_build_info(void) {
+  // Built once; the device list does not change while the process runs.
+  static const std::string info = [] {
+    try {
+      return build_info_string();
+    } catch (...) {
+      return std::string("libmpcf (build information unavailable)");
+    }
+  }();
+  return info.c_str();
+}
+
+int mpcf_has_cuda(void) { return mpcf::cuda::compiled_with_cuda() ? 1 : 0; }
+
+int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
+
+const char* mpcf_last_error_message(void) { return t_last_error.c_str(); }
+
+const char* mpcf_status_name(mpcf_status status) {
+  switch (status) {
+    case MPCF_OK: return "MPCF_OK";
+    case MPCF_ERROR_INVALID_ARGUMENT: return "MPCF_ERROR_INVALID_ARGUMENT";
+    case MPCF_ERROR_INVALID_PCF: return "MPCF_ERROR_INVALID_PCF";
+    case MPCF_ERROR_BUFFER_TOO_SMALL: return "MPCF_ERROR_BUFFER_TOO_SMALL";
+    case MPCF_ERROR_DTYPE_MISMATCH: return "MPCF_ERROR_DTYPE_MISMATCH";
+    case MPCF_ERROR_OUT_OF_MEMORY: return "MPCF_ERROR_OUT_OF_MEMORY";
+    case MPCF_ERROR_CUDA_UNAVAILABLE: return "MPCF_ERROR_CUDA_UNAVAILABLE";
+    case MPCF_ERROR_CUDA: return "MPCF_ERROR_CUDA";
+    case MPCF_ERROR_CANCELLED: return "MPCF_ERROR_CANCELLED";
+    case MPCF_ERROR_INTERNAL: return "MPCF_ERROR_INTERNAL";
+    case MPCF_RUNNING: return "MPCF_RUNNING";
+  }
+  return "MPCF_UNKNOWN_STATUS";
+}
+
+/* ---- collections ---- */
+
+mpcf_status mpcf_pcfs_create(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                             const void* times, const void* values, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_create",
+                   [&] { create_pcfs(dtype, n, offsets, times, values, 1, out); });
+}
+
+mpcf_status mpcf_pcfs_create_interleaved(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                                         const void* points, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_create_interleaved", [&] {
+    const void* values = nullptr;
+    if (points != nullptr) {
+      const std::size_t elem = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+      values = static_cast<const char*>(points) + elem;
+    }
+    create_pcfs(dtype, n, offsets, points, values, 2, out);
+  });
+}
+
+void mpcf_pcfs_destroy(mpcf_pcfs* pcfs) { delete pcfs; }
+
+mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim, const uint64_t* shape) {
+  return api_entry("mpcf_pcfs_reshape", [&] {
+    require(pcfs, "pcfs");
+    require(shape, "shape");
+    if (ndim < 1 || ndim > 32) {
+      throw InvalidArgument("ndim = " + std::to_string(ndim) + " is outside 1..32");
+    }
+    // Product with overflow check.
+    std::uint64_t product = 1;
+    bool overflow = false;
+    for (std::size_t k = 0; k < ndim; ++k) {
+      if (shape[k] != 0 && product > std::numeric_limits<std::uint64_t>::max() / shape[k]) overflow = true;
+      product *= shape[k];
+    }
+    if (overflow || product != pcfs->count()) {
+      std::ostringstream os;
+      os << "shape (";
+      for (std::size_t k = 0; k < ndim; ++k) os << (k ? ", " : "") << shape[k];
+      os << ") holds " << (overflow ? std::string("too many") : std::to_string(product))
+         << " elements but the collection has " << pcfs->count() << " functions";
+      throw InvalidArgument(os.str());
+    }
+    pcfs->shape.assign(shape, shape + ndim);
+  });
+}
+
+mpcf_status mpcf_pcfs_count(const mpcf_pcfs* pcfs, uint64_t* out) {
+  return api_entry("mpcf_pcfs_count", [&] {
+    require(pcfs, "pcfs");
+    require(out, "out");
+    *out = pcfs->count();
+  });
+}
+
+mpcf_status mpcf_pcfs_total_breakpoints(const mpcf_pcfs* pcfs, uint64_t* out) {
+  return api_entry("mpcf_pcfs_total_breakpoints", [&] {
+    require(pcfs, "pcfs");
+    require(out, "out");
+    *out = pcfs->total_breakpoints();
+  });
+}
+
+mpcf_status mpcf_pcfs_dtype(const mpcf_pcfs* pcfs, mpcf_dtype* out) {
+  return api_entry("mpcf_pcfs_dtype", [&] {
+    require(pcfs, "pcfs");
+    require(out, "out");
+    *out = pcfs->dtype;
+  });
+}
+
+mpcf_status mpcf_pcfs_ndim(const mpcf_pcfs* pcfs, size_t* out) {
+  return api_entry("mpcf_pcfs_ndim", [&] {
+    require(pcfs, "pcfs");
+    require(out, "out");
+    *out = pcfs->shape.size();
+  });
+}
+
+mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape, size_t capacity) {
+  return api_entry("mpcf_pcfs_shape", [&] {
+    require(pcfs, "pcfs");
+    require(shape, "shape");
+    if (capacity < pcfs->shape.size()) {
+      throw BufferTooSmall("capacity " + std::to_string(capacity) + " is smaller than ndim = " +
+                           std::to_string(pcfs->shape.size()));
+    }
+    std::copy(pcfs->shape.begin(), pcfs->shape.end(), shape);
+  });
+}
+
+/* ---- options ---- */
+
+mpcf_status mpcf_options_create(mpcf_options** out) {
+  return api_entry("mpcf_options_create", [&] {
+    require(out, "out");
+    *out = new mpcf_options();
+  });
+}
+
+void mpcf_options_destroy(mpcf_options* options) { delete options; }
+
+mpcf_status mpcf_options_set_backend(mpcf_options* options, mpcf_backend backend) {
+  return api_entry("mpcf_options_set_backend", [&] {
+    require(options, "options");
+    if (backend != MPCF_BACKEND_AUTO && backend != MPCF_BACKEND_CPU && backend != MPCF_BACKEND_CUDA) {
+      throw InvalidArgument("backend " + std::to_string(static_cast<int>(backend)) +
+                            " is not an mpcf_backend value");
+    }
+    options->backend = backend;
+  });
+}
+
+mpcf_status mpcf_options_set_threads(mpcf_options* options, int threads) {
+  return api_entry("mpcf_options_set_threads", [&] {
+    require(options, "options");
+    if (threads < 0 || threads > 4096) {
+      throw InvalidArgument("threads = " + std::to_string(threads) +
+                            " is outside 0..4096 (0 means all hardware threads)");
+    }
+    options->threads = threads;
+  });
+}
+
+mpcf_status mpcf_options_set_window(mpcf_options* options, double a, double b) {
+  return api_entry("mpcf_options_set_window", [&] {
+    require(options, "options");
+    if (std::isnan(a) || std::isnan(b) || !(a < b)) {
+      std::ostringstream os;
+      os << "window [" << a << ", " << b << ") is invalid; it needs a < b and neither NaN";
+      throw InvalidArgument(os.str());
+    }
+    options->window_a = a;
+    options->window_b = b;
+  });
+}
+
+mpcf_status mpcf_options_set_block_hints(mpcf_options* options, uint64_t split_hint,
+                                         uint64_t min_block_side, uint64_t max_block_elements) {
+  return api_entry("mpcf_options_set_block_hints", [&] {
+    require(options, "options");
+    options->split_hint = split_hint;
+    options->min_block_side = min_block_side;
+    options->max_block_elements = max_block_elements;
+  });
+}
+
+mpcf_status mpcf_options_set_cuda_threshold(mpcf_options* options, double merge_steps) {
+  return api_entry("mpcf_options_set_cuda_threshold", [&] {
+    require(options, "options");
+    if (std::isnan(merge_steps) || merge_steps < 0) {
+      throw InvalidArgument("CUDA threshold must be a non-negative number of merge steps");
+    }
+    options->cuda_threshold = merge_steps;
+  });
+}
+
+mpcf_status mpcf_options_set_devices(mpcf_options* options, size_t count, const int* device_ids) {
+  return api_entry("mpcf_options_set_devices", [&] {
+    require(options, "options");
+    if (count > 0) require(device_ids, "device_ids");
+    std::vector<int> ids(device_ids, device_ids + count);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (ids[k] < 0) {
+        throw InvalidArgument("device_ids[" + std::to_string(k) + "] = " +
+                              std::to_string(ids[k]) + " is negative");
+      }
+      for (std::size_t l = 0; l < k; ++l) {
+        if (ids[l] == ids[k]) {
+          throw InvalidArgument("device id " + std::to_string(ids[k]) + " is listed twice");
+        }
+      }
+    }
+    options->devices = std::move(ids);
+  });
+}
+
+mpcf_status mpcf_options_set_memory_fraction(mpcf_options* options, double fraction) {
+  return api_entry("mpcf_options_set_memory_fraction", [&] {
+    require(options, "options");
+    if (!(fraction > 0.0 && fraction <= 1.0)) {
+      std::ostringstream os;
+      os << "memory fraction " << fraction << " is outside (0, 1]";
+      throw InvalidArgument(os.str());
+    }
+    options->memory_fraction = fraction;
+  });
+}
+
+/* ---- sizes ---- */
+
+mpcf_status mpcf_pdist_size(const mpcf_pcfs* X, mpcf_layout layout, uint64_t* out) {
+  return api_entry("mpcf_pdist_size", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = mpcf::symmetric_result_size(X->count(), symmetric_layout(layout, false), false);
+  });
+}
+
+mpcf_status mpcf_l2_kernel_size(const mpcf_pcfs* X, mpcf_layout layout, uint64_t* out) {
+  return api_entry("mpcf_l2_kernel_size", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = mpcf::symmetric_result_size(X->count(), symmetric_layout(layout, true), true);
+  });
+}
+
+mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y, uint64_t* out) {
+  return api_entry("mpcf_cdist_size", [&] {
+    require(X, "X");
+    require(Y, "Y");
+    require(out, "out");
+    *out = X->count() * Y->count();
+  });
+}
+
+/* ---- tasks ---- */
+
+mpcf_status mpcf_task_progress(const mpcf_task* task, uint64_t* done, uint64_t* total) {
+  return api_entry("mpcf_task_progress", [&] {
+    require(task, "task");
+    if (done) *done = task->task->done();
+    if (total) *total = task->task->total();
+  });
+}
+
+mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds) {
+  if (task == nullptr) {
+    set_last_error("mpcf_task_wait", "argument 'task' is NULL");
+    return MPCF_ERROR_INVALID_ARGUMENT;
+  }
+  bool finished = false;
+  const mpcf_status s = api_entry("mpcf_task_wait", [&] {
+    finished = task->task->wait_for(std::isnan(timeout_seconds) ? 0.0 : timeout_seconds);
+  });
+  if (s != MPCF_OK) return s;
+  if (!finished) return MPCF_RUNNING;
+  if (auto e = task->task->error()) return record_exception("mpcf_task_wait", e);
+  return MPCF_OK;
+}
+
+mpcf_status mpcf_task_cancel(mpcf_task* task) {
+  return api_entry("mpcf_task_cancel", [&] {
+    require(task, "task");
+    task->task->cancel();
+  });
+}
+
+mpcf_status mpcf_task_status(const mpcf_task* task) {
+  if (task == nullptr) {
+    set_last_error("mpcf_task_status", "argument 'task' is NULL");
+    return MPCF_ERROR_INVALID_ARGUMENT;
+  }
+  switch (task->task->state()) {
+    case mpcf::Task::State::Running: return MPCF_RUNNING;
+    case mpcf::Task::State::Succeeded: return MPCF_OK;
+    case mpcf::Task::State::Failed: break;
+  }
+  return record_exception("mpcf_task_status", task->task->error());
+}
+
+void mpcf_task_destroy(mpcf_task* task) { delete task; }
+
+/* ---- operations ---- */
+
+mpcf_status mpcf_pdist_start(const mpcf_pcfs* X, double p, mpcf_layout layout, void* out,
+                             uint64_t capacity, const mpcf_options* options, mpcf_task** task) {
+  return api_entry("mpcf_pdist_start", [&] {
+    require(task, "task");
+    start_task(pairwise_task(X, distance_spec(p), layout, out, capacity, options), task);
+  });
+}
+
+mpcf_status mpcf_pdist(const mpcf_pcfs* X, double p, mpcf_layout layout, void* out,
+                       uint64_t capacity, const mpcf_options* options) {
+  return api_entry("mpcf_pdist", [&] {
+    run_task(pairwise_task(X, distance_spec(p), layout, out, capacity, options));
+  });
+}
+
+mpcf_status mpcf_l2_kernel_start(const mpcf_pcfs* X, mpcf_layout layout, void* out,
+                                 uint64_t capacity, const mpcf_options* options,
+                                 mpcf_task** task) {
+  return api_entry("mpcf_l2_kernel_start", [&] {
+    require(task, "task");
+    start_task(pairwise_task(X, OperationSpec::l2_kernel(), layout, out, capacity, options), task);
+  });
+}
+
+mpcf_status mpcf_l2_kernel(const mpcf_pcfs* X, mpcf_layout layout, void* out, uint64_t capacity,
+                           const mpcf_options* options) {
+  return api_entry("mpcf_l2_kernel", [&] {
+    run_task(pairwise_task(X, OperationSpec::l2_kernel(), layout, out, capacity, options));
+  });
+}
+
+mpcf_status mpcf_cdist_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric, double p,
+                             void* out, uint64_t capacity, const mpcf_options* options,
+                             mpcf_task** task) {
+  return api_entry("mpcf_cdist_start", [&] {
+    require(task, "task");
+    start_task(cross_task(X, Y, metric, p, out, capacity, options), task);
+  });
+}
+
+mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric, double p,
+                       void* out, uint64_t capacity, const mpcf_options* options) {
+  return api_entry("mpcf_cdist", [&] {
+    run_task(cross_task(X, Y, metric, p, out, capacity, options));
+  });
+}
+
+mpcf_status mpcf_lp_distance(const mpcf_pcfs* X, uint64_t i, const mpcf_pcfs* Y, uint64_t j,
+                             double p, const mpcf_options* options, double* out) {
+  return api_entry("mpcf_lp_distance", [&] {
+    require(X, "X");
+    require(Y, "Y");
+    require(out, "out");
+    check_same_dtype(X, Y);
+    check_index(i, X, "i");
+    check_index(j, Y, "j");
+    const OperationSpec spec = distance_spec(p);
+    const mpcf_options& o = options_or_default(options);
+    *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
+                                    : pair_value<double>(X, i, Y, j, spec, o);
+  });
+}
+
+mpcf_status mpcf_l2_inner_product(const mpcf_pcfs* X, uint64_t i, const mpcf_pcfs* Y, uint64_t j,
+                                  const mpcf_options* options, double* out) {
+  return api_entry("mpcf_l2_inner_product", [&] {
+    require(X, "X");
+    require(Y, "Y");
+    require(out, "out");
+    check_same_dtype(X, Y);
+    check_index(i, X, "i");
+    check_index(j, Y, "j");
+    const OperationSpec spec = OperationSpec::l2_kernel();
+    const mpcf_options& o = options_or_default(options);
+    *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
+                                    : pair_value<double>(X, i, Y, j, spec, o);
+  });
+}
+
+mpcf_status mpcf_lp_norm(const mpcf_pcfs* X, double p, void* out, uint64_t capacity,
+                         const mpcf_options* options) {
+  return api_entry("mpcf_lp_norm", [&] {
+    require(X, "X");
+    const OperationSpec spec = distance_spec(p);
+    check_capacity(X->count(), capacity, out);
+    const mpcf_options& o = options_or_default(options);
+    if (X->dtype == MPCF_FLOAT32) {
+      norms<float>(X, spec, out, o);
+    } else {
+      norms<double>(X, spec, out, o);
+    }
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,50 @@
+// Definitions of the opaque handle types of the C API.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/task.hpp"
+#include "mpcf/mpcf.h"
+
+struct mpcf_pcfs {
+  mpcf_dtype dtype = MPCF_FLOAT64;
+  std::shared_ptr<const mpcf::PcfCollection<float>> f32;
+  std::shared_ptr<const mpcf::PcfCollection<double>> f64;
+  std::vector<std::uint64_t> shape;
+
+  std::uint64_t count() const { return dtype == MPCF_FLOAT32 ? f32->count() : f64->count(); }
+  std::uint64_t total_breakpoints() const {
+    return dtype == MPCF_FLOAT32 ? f32->data().total_elements() : f64->data().total_elements();
+  }
+  template <typename T>
+  const std::shared_ptr<const mpcf::PcfCollection<T>>& get() const {
+    if constexpr (std::is_same_v<T, float>) {
+      return f32;
+    } else {
+      return f64;
+    }
+  }
+};
+
+struct mpcf_options {
+  mpcf_backend backend = MPCF_BACKEND_AUTO;
+  int threads = 0;
+  double window_a = -std::numeric_limits<double>::infinity();
+  double window_b = std::numeric_limits<double>::infinity();
+  std::uint64_t split_hint = 0;
+  std::uint64_t min_block_side = 0;
+  std::uint64_t max_block_elements = 0;
+  double cuda_threshold = 2e8;
+  std::vector<int> devices;
+  double memory_fraction = 0.8;
+};
+
+struct mpcf_task {
+  std::unique_ptr<mpcf::Task> task;
+};

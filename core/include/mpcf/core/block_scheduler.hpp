@@ -1,0 +1,79 @@
+// Partition of an nRows x nCols output into 2D blocks (seed: "Block
+// decomposition"). LowerTriangle mode (pdist, l2_kernel, square matrices)
+// drops the blocks that lie entirely above the diagonal; Full mode (cdist)
+// keeps every block. Blocks are sorted by descending work.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace mpcf {
+
+// An inclusive index range [first, last], as in the seed's notation.
+struct Band {
+  std::size_t first;
+  std::size_t last;
+  std::size_t size() const { return last - first + 1; }
+  bool operator==(const Band& o) const { return first == o.first && last == o.last; }
+};
+
+// subdivide(3, 10) -> [0,2] [3,5] [6,8] [9,9]; subdivide(s, 0) -> {}.
+std::vector<Band> subdivide(std::size_t blockSide, std::size_t n);
+
+enum class BlockMode { LowerTriangle, Full };
+
+// Which pairs a kernel computes inside a block.
+enum class TriangleSkipMode {
+  None,                   // every (i, j)
+  LowerTriangle,          // i >= j (kernels: diagonal included)
+  LowerTriangleSkipDiag,  // i > j (distances)
+};
+
+struct BlockInfo {
+  Band rows;
+  Band cols;
+  std::size_t index = 0;  // position in the scheduler's sorted list
+  std::size_t n_rows() const { return rows.size(); }
+  std::size_t n_cols() const { return cols.size(); }
+  std::uint64_t elements() const {
+    return static_cast<std::uint64_t>(n_rows()) * static_cast<std::uint64_t>(n_cols());
+  }
+  // A block whose column range reaches the diagonal (only in LowerTriangle
+  // mode, where row and column bands coincide).
+  bool straddles_diagonal() const { return cols.last >= rows.first && cols.first <= rows.last; }
+};
+
+// Number of (i, j) pairs of a block that the skip mode computes.
+std::uint64_t computed_pairs(const BlockInfo& block, TriangleSkipMode mode);
+
+class BlockScheduler {
+ public:
+  struct Config {
+    std::size_t nRows = 0;
+    std::size_t nCols = 0;
+    BlockMode mode = BlockMode::Full;
+    std::uint64_t maxOutputElements = 0;  // output scalars the largest block may have
+    std::uint64_t nSplitsHint = 1;        // how many blocks the budget is split into
+    std::uint64_t minBlockSide = 0;       // occupancy floor (0: none)
+  };
+
+  explicit BlockScheduler(const Config& config);
+
+  const Config& config() const { return config_; }
+  std::size_t block_side() const { return blockSide_; }
+  const std::vector<BlockInfo>& blocks() const { return blocks_; }
+  std::size_t max_block_rows() const { return maxRows_; }
+  std::size_t max_block_cols() const { return maxCols_; }
+  std::uint64_t max_block_elements() const { return static_cast<std::uint64_t>(maxRows_) * maxCols_; }
+
+ private:
+  Config config_;
+  std::size_t blockSide_ = 1;
+  std::size_t maxRows_ = 0;
+  std::size_t maxCols_ = 0;
+  std::vector<BlockInfo> blocks_;
+};
+
+}  // namespace mpcf

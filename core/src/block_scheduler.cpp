@@ -1,0 +1,67 @@
+#include "mpcf/core/block_scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mpcf {
+
+std::vector<Band> subdivide(std::size_t blockSide, std::size_t n) {
+  std::vector<Band> bands;
+  if (n == 0) return bands;
+  if (blockSide == 0) blockSide = 1;
+  const std::size_t full = n / blockSide;
+  if (full == 0) {
+    bands.push_back({0, n - 1});
+    return bands;
+  }
+  for (std::size_t k = 0; k < full; ++k) bands.push_back({k * blockSide, (k + 1) * blockSide - 1});
+  // The remainder becomes one more (shorter) band.
+  if (full * blockSide < n) bands.push_back({full * blockSide, n - 1});
+  return bands;
+}
+
+std::uint64_t computed_pairs(const BlockInfo& b, TriangleSkipMode mode) {
+  if (mode == TriangleSkipMode::None) return b.elements();
+  std::uint64_t count = 0;
+  for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
+    // Columns j in [cols.first, min(cols.last, i or i-1)].
+    const std::size_t hi = mode == TriangleSkipMode::LowerTriangle ? i : (i == 0 ? 0 : i - 1);
+    if (mode == TriangleSkipMode::LowerTriangleSkipDiag && i == 0) continue;
+    if (hi < b.cols.first) continue;
+    count += std::min(hi, b.cols.last) - b.cols.first + 1;
+  }
+  return count;
+}
+
+BlockScheduler::BlockScheduler(const Config& config) : config_(config) {
+  const std::size_t dim = std::max(config.nRows, config.nCols);
+  const std::uint64_t hint = config.nSplitsHint ? config.nSplitsHint : 1;
+  const std::uint64_t perBlock = config.maxOutputElements / hint;
+  auto side = static_cast<std::size_t>(std::floor(std::sqrt(static_cast<long double>(perBlock))));
+  // Guard against rounding of sqrt for large perfect squares.
+  while (side > 0 && static_cast<std::uint64_t>(side) * side > perBlock) --side;
+  while (static_cast<std::uint64_t>(side + 1) * (side + 1) <= perBlock) ++side;
+  side = std::max<std::size_t>(side, static_cast<std::size_t>(config.minBlockSide));
+  side = std::clamp<std::size_t>(side, 1, std::max<std::size_t>(dim, 1));
+  blockSide_ = side;
+
+  const auto rowBands = subdivide(side, config.nRows);
+  const auto colBands = subdivide(side, config.nCols);
+  for (const Band& r : rowBands) {
+    for (const Band& c : colBands) {
+      if (config.mode == BlockMode::LowerTriangle && c.first > r.last) continue;
+      BlockInfo b;
+      b.rows = r;
+      b.cols = c;
+      blocks_.push_back(b);
+      maxRows_ = std::max(maxRows_, r.size());
+      maxCols_ = std::max(maxCols_, c.size());
+    }
+  }
+  std::stable_sort(blocks_.begin(), blocks_.end(), [](const BlockInfo& a, const BlockInfo& b) {
+    return a.elements() > b.elements();
+  });
+  for (std::size_t k = 0; k < blocks_.size(); ++k) blocks_[k].index = k;
+}
+
+}  // namespace mpcf

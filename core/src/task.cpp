@@ -1,0 +1,62 @@
+#include "mpcf/core/task.hpp"
+
+#include <chrono>
+
+namespace mpcf {
+
+Task::Task(std::unique_ptr<Work> work) : work_(std::move(work)) {}
+
+Task::~Task() {
+  control_.request_cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Task::start() {
+  try {
+    thread_ = std::thread([this] { execute(); });
+  } catch (const std::system_error&) {
+    throw OutOfMemory("could not start the task's thread");
+  }
+}
+
+void Task::run_here() { execute(); }
+
+void Task::execute() noexcept {
+  std::exception_ptr error;
+  try {
+    work_->run(control_);
+  } catch (...) {
+    error = std::current_exception();
+    work_->discard_output();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error_ = error;
+    state_ = error ? State::Failed : State::Succeeded;
+  }
+  finished_cv_.notify_all();
+}
+
+bool Task::wait_for(double seconds) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto finished = [this] { return state_ != State::Running; };
+  if (seconds < 0) {
+    finished_cv_.wait(lock, finished);
+    return true;
+  }
+  // Cap very long timeouts so the duration arithmetic cannot overflow.
+  const double capped = seconds > 1e9 ? 1e9 : seconds;
+  return finished_cv_.wait_for(lock, std::chrono::duration<double>(capped), finished);
+}
+
+Task::State Task::state() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return state_;
+}
+
+std::exception_ptr Task::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+}  // namespace mpcf

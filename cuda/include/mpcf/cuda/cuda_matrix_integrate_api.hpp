@@ -1,0 +1,51 @@
+// The CUDA backend as the rest of libmpcf sees it: plain C++, no CUDA types.
+// Implemented by cuda/src/*.cu when the library is built with CUDA, and by
+// cuda/src/cuda_unavailable.cpp (every factory throws CudaUnavailable) when
+// it is not.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/task.hpp"
+#include "mpcf/core/walk.hpp"
+
+namespace mpcf::cuda {
+
+// True when this build contains the CUDA backend.
+bool compiled_with_cuda() noexcept;
+
+// Usable devices (0 without driver or device; never throws).
+int device_count() noexcept;
+
+// "cuda_runtime=...; cuda_architectures=...; devices=N (names)" or
+// "cuda=off".
+std::string build_info();
+
+struct CudaExecutionConfig {
+  std::vector<int> devices;            // empty: all devices
+  std::uint64_t splitHint = 0;         // 0: nGpus * 32
+  std::uint64_t minBlockSide = 0;      // 0: from the SM count (get_min_block_side)
+  std::uint64_t maxBlockElements = 0;  // 0: from free memory (get_max_output_elements)
+  double memoryFraction = 0.8;
+};
+
+// pdist (distance ops) or l2_kernel (OpKind::L2InnerProduct) of one
+// collection into `out` with the given symmetric layout.
+template <typename T>
+std::unique_ptr<Work> make_pairwise_task(std::shared_ptr<const PcfCollection<T>> pcfs,
+                                         OperationSpec op, Window<T> window, T* out,
+                                         SymmetricLayout layout, const CudaExecutionConfig& cfg);
+
+// cdist of x and y into dense row-major `out`.
+template <typename T>
+std::unique_ptr<Work> make_cross_task(std::shared_ptr<const PcfCollection<T>> x,
+                                      std::shared_ptr<const PcfCollection<T>> y, OperationSpec op,
+                                      Window<T> window, T* out, const CudaExecutionConfig& cfg);
+
+}  // namespace mpcf::cuda

@@ -1,0 +1,47 @@
+// The CUDA backend of a build without CUDA: it reports itself absent and
+// every factory fails with CudaUnavailable, so the C API answers
+// MPCF_ERROR_CUDA_UNAVAILABLE cleanly.
+#include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+
+namespace mpcf::cuda {
+
+namespace {
+[[noreturn]] void unavailable() {
+  throw CudaUnavailable("CUDA not available: this libmpcf was built without CUDA support");
+}
+}  // namespace
+
+bool compiled_with_cuda() noexcept { return false; }
+int device_count() noexcept { return 0; }
+std::string build_info() { return "cuda=off"; }
+
+template <typename T>
+std::unique_ptr<Work> make_pairwise_task(std::shared_ptr<const PcfCollection<T>>, OperationSpec,
+                                         Window<T>, T*, SymmetricLayout,
+                                         const CudaExecutionConfig&) {
+  unavailable();
+}
+
+template <typename T>
+std::unique_ptr<Work> make_cross_task(std::shared_ptr<const PcfCollection<T>>,
+                                      std::shared_ptr<const PcfCollection<T>>, OperationSpec,
+                                      Window<T>, T*, const CudaExecutionConfig&) {
+  unavailable();
+}
+
+template std::unique_ptr<Work> make_pairwise_task<float>(std::shared_ptr<const PcfCollection<float>>,
+                                                         OperationSpec, Window<float>, float*,
+                                                         SymmetricLayout,
+                                                         const CudaExecutionConfig&);
+template std::unique_ptr<Work> make_pairwise_task<double>(
+    std::shared_ptr<const PcfCollection<double>>, OperationSpec, Window<double>, double*,
+    SymmetricLayout, const CudaExecutionConfig&);
+template std::unique_ptr<Work> make_cross_task<float>(std::shared_ptr<const PcfCollection<float>>,
+                                                      std::shared_ptr<const PcfCollection<float>>,
+                                                      OperationSpec, Window<float>, float*,
+                                                      const CudaExecutionConfig&);
+template std::unique_ptr<Work> make_cross_task<double>(
+    std::shared_ptr<const PcfCollection<double>>, std::shared_ptr<const PcfCollection<double>>,
+    OperationSpec, Window<double>, double*, const CudaExecutionConfig&);
+
+}  // namespace mpcf::cuda
