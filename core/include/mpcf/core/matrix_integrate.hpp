@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/result_writers.hpp"
 #include "mpcf/core/task.hpp"

@@ -1,0 +1,276 @@
+// Unit tests of the core building blocks, with the seed's examples.
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <stdexcept>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/matrix_integrate.hpp"
+#include "mpcf/core/offset_data_manager.hpp"
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/task.hpp"
+#include "mpcf/core/walk.hpp"
+
+using namespace mpcf;
+
+static void expect_bands(const std::vector<Band>& got, std::vector<Band> want) {
+  assert_int_equal(got.size(), want.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    assert_int_equal(got[k].first, want[k].first);
+    assert_int_equal(got[k].last, want[k].last);
+  }
+}
+
+static void test_subdivide(void**) {
+  expect_bands(subdivide(3, 10), {{0, 2}, {3, 5}, {6, 8}, {9, 9}});
+  expect_bands(subdivide(4, 8), {{0, 3}, {4, 7}});
+  expect_bands(subdivide(5, 3), {{0, 2}});
+  expect_bands(subdivide(1, 3), {{0, 0}, {1, 1}, {2, 2}});
+  assert_true(subdivide(3, 0).empty());
+}
+
+static BlockScheduler make(std::size_t r, std::size_t c, BlockMode mode, std::uint64_t maxOut,
+                           std::uint64_t hint = 1, std::uint64_t minSide = 0) {
+  BlockScheduler::Config cfg;
+  cfg.nRows = r;
+  cfg.nCols = c;
+  cfg.mode = mode;
+  cfg.maxOutputElements = maxOut;
+  cfg.nSplitsHint = hint;
+  cfg.minBlockSide = minSide;
+  return BlockScheduler(cfg);
+}
+
+static void test_scheduler_lower_triangle_9x9(void**) {
+  // maxOutputElements 9 -> side floor(sqrt(9)) = 3: 3x3 bands, 6 kept.
+  const auto s = make(9, 9, BlockMode::LowerTriangle, 9);
+  assert_int_equal(s.block_side(), 3);
+  assert_int_equal(s.blocks().size(), 6);
+  for (const auto& b : s.blocks()) assert_true(b.cols.first <= b.rows.last);  // none above
+  // Diagonal blocks A, C, F and below-diagonal B, D, E.
+  int diagonal = 0;
+  for (const auto& b : s.blocks()) diagonal += (b.rows == b.cols) ? 1 : 0;
+  assert_int_equal(diagonal, 3);
+  // Pairs computed: 9*8/2 = 36 (skip diag), 45 (with diag).
+  std::uint64_t skipDiag = 0, withDiag = 0;
+  for (const auto& b : s.blocks()) {
+    skipDiag += computed_pairs(b, TriangleSkipMode::LowerTriangleSkipDiag);
+    withDiag += computed_pairs(b, TriangleSkipMode::LowerTriangle);
+  }
+  assert_int_equal(skipDiag, 36);
+  assert_int_equal(withDiag, 45);
+}
+
+static void test_scheduler_full_and_sorting(void**) {
+  // cdist 2 x 3 with side 2: A = 2x2, B = 2x1, sorted by descending work.
+  const auto s = make(2, 3, BlockMode::Full, 4);
+  assert_int_equal(s.blocks().size(), 2);
+  assert_int_equal(s.blocks()[0].elements(), 4);
+  assert_int_equal(s.blocks()[1].elements(), 2);
+  assert_int_equal(s.blocks()[1].cols.first, 2);
+  // 10 x 10 side 3: the 1-wide remainder blocks come last.
+  const auto t = make(10, 10, BlockMode::Full, 9);
+  assert_int_equal(t.blocks().size(), 16);
+  for (std::size_t k = 1; k < t.blocks().size(); ++k) {
+    assert_true(t.blocks()[k - 1].elements() >= t.blocks()[k].elements());
+    assert_int_equal(t.blocks()[k].index, k);
+  }
+  assert_int_equal(t.blocks().back().elements(), 1);
+  assert_int_equal(t.max_block_rows(), 3);
+}
+
+static void test_scheduler_hints_and_floor(void**) {
+  // 10,000 elements split 4 ways -> 2,500 -> side 50.
+  assert_int_equal(make(1000, 1000, BlockMode::Full, 10000, 4).block_side(), 50);
+  // The occupancy floor wins over a large split hint.
+  assert_int_equal(make(1000, 1000, BlockMode::Full, 10000, 10000, 332).block_side(), 332);
+  // Side is capped at the matrix dimension and never 0.
+  assert_int_equal(make(7, 5, BlockMode::Full, 1000000).block_side(), 7);
+  assert_int_equal(make(7, 5, BlockMode::Full, 0).block_side(), 1);
+  assert_true(make(0, 0, BlockMode::LowerTriangle, 100).blocks().empty());
+  // Large perfect square: exact integer sqrt.
+  assert_int_equal(make(1u << 20, 1u << 20, BlockMode::Full, 4294967296ull).block_side(), 65536);
+}
+
+static void test_writers_layouts(void**) {
+  const std::size_t n = 4;
+  std::vector<double> packed(6, -1), cond(6, -1), dense(16, -1), kern(10, -1);
+  DistanceMatrixResultWriter<double> wp(packed.data(), n, SymmetricLayout::PackedLower);
+  DistanceMatrixResultWriter<double> wc(cond.data(), n, SymmetricLayout::Condensed);
+  DistanceMatrixResultWriter<double> wd(dense.data(), n, SymmetricLayout::Dense);
+  SymmetricMatrixResultWriter<double> wk(kern.data(), n, SymmetricLayout::PackedLower);
+  wd.prepare();
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) {
+      const double v = 10.0 * i + j;
+      wk.store(i, j, v);
+      if (j == i) continue;
+      wp.store(i, j, v);
+      wc.store(i, j, v);
+      wd.store(i, j, v);
+    }
+  }
+  // Packed lower: (1,0) (2,0) (2,1) (3,0) (3,1) (3,2).
+  assert_true((packed == std::vector<double>{10, 20, 21, 30, 31, 32}));
+  // Condensed (SciPy): (0,1) (0,2) (0,3) (1,2) (1,3) (2,3).
+  assert_true((cond == std::vector<double>{10, 20, 30, 21, 31, 32}));
+  assert_true((kern == std::vector<double>{0, 10, 11, 20, 21, 22, 30, 31, 32, 33}));
+  const std::vector<double> d{0, 10, 20, 30, 10, 0, 21, 31, 20, 21, 0, 32, 30, 31, 32, 0};
+  assert_true(dense == d);
+  assert_int_equal(wp.size(), 6);
+  assert_int_equal(wk.size(), 10);
+  assert_int_equal(wd.size(), 16);
+}
+
+static void test_scatter_validation(void**) {
+  // A 3x3 diagonal block of a distance matrix: entries with i <= j are skipped.
+  std::vector<double> out(3, -1);
+  DistanceMatrixResultWriter<double> w(out.data(), 3, SymmetricLayout::PackedLower);
+  BlockInfo b;
+  b.rows = {0, 2};
+  b.cols = {0, 2};
+  std::vector<double> buf{0, 0, 0, 1, 0, 0, 2, 3, 0};
+  w.scatter_block(b, buf.data());
+  assert_true((out == std::vector<double>{1, 2, 3}));
+  buf[1] = 5.0;  // a non-zero entry above the diagonal: a bug, must raise
+  bool raised = false;
+  try {
+    w.scatter_block(b, buf.data());
+  } catch (const std::logic_error&) {
+    raised = true;
+  }
+  assert_true(raised);
+  buf[1] = 0.0;
+  buf[4] = 1e-300;  // the diagonal must be exactly zero for distances
+  raised = false;
+  try {
+    w.scatter_block(b, buf.data());
+  } catch (const std::logic_error&) {
+    raised = true;
+  }
+  assert_true(raised);
+  // Kernel (symmetric) writer accepts a diagonal value.
+  std::vector<double> k(6, -1);
+  SymmetricMatrixResultWriter<double> wk(k.data(), 3, SymmetricLayout::PackedLower);
+  wk.scatter_block(b, buf.data());
+  assert_true(k[2] == 1e-300);
+  wk.poison();
+  for (double x : k) assert_true(std::isnan(x));
+}
+
+struct Obj {
+  std::vector<int> items;
+};
+
+static void test_offset_data_manager(void**) {
+  std::vector<Obj> objs{{{1, 2, 3}}, {{4}}, {{5, 6}}, {{7, 8, 9, 10}}};
+  OffsetDataManager<int> m;
+  m.init(objs.begin(), objs.end(), [](const Obj& o) { return o.items.size(); },
+         [](const Obj& o, std::size_t i) { return o.items[i] * 10; });
+  assert_int_equal(m.count(), 4);
+  assert_int_equal(m.total_elements(), 10);
+  assert_int_equal(m.offset(2), 4);
+  assert_int_equal(m.size_of(3), 4);
+  assert_int_equal(m.data_of(2)[1], 60);
+  assert_int_equal(m.subset_elements(1, 2), 3);
+  assert_int_equal(m.max_subset_elements(2), 6);  // objects 2 and 3
+  std::uint32_t off[3];
+  int el[3];
+  m.extract_subset(1, 2, off, el);
+  assert_int_equal(off[0], 0);
+  assert_int_equal(off[1], 1);
+  assert_int_equal(off[2], 3);
+  assert_int_equal(el[0], 40);
+  assert_int_equal(el[2], 60);
+}
+
+static void test_walk_known_values(void**) {
+  using P = PcfPoint<double>;
+  const P f[] = {{0, 3}, {1, 0}}, g[] = {{0, 1}, {2, 0}};
+  const auto w = Window<double>::whole_line();
+  assert_true(integrate_pair(f, 2, g, 2, w, OperationL1Dist<double>{}) == 3.0);
+  const P f2[] = {{0, 10}, {2, 5}, {3, 0}}, g2[] = {{0, 5}, {6, 0}};
+  assert_true(integrate_pair(f2, 3, g2, 2, w, OperationL1Dist<double>{}) == 25.0);
+  assert_true(integrate_pair(f2, 3, g2, 2, w, OperationLinfDist<double>{}) == 5.0);
+  const P a[] = {{0, 4}, {3, 0}};
+  assert_true(integrate_pair(a, 2, a, 2, w, OperationL2InnerProduct<double>{}) == 48.0);
+  // Infinite tail, exact.
+  const P c1[] = {{0, 1}}, c2[] = {{0, -2}};
+  assert_true(integrate_pair(c1, 1, c2, 1, w, OperationL2InnerProduct<double>{}) ==
+              -std::numeric_limits<double>::infinity());
+  assert_true(integrate_pair(c1, 1, c1, 1, w, OperationL1Dist<double>{}) == 0.0);
+  // Window [0.5, 1.5): 2 * 0.5 + 1 * 0.5.
+  assert_true(integrate_pair(f, 2, g, 2, Window<double>{0.5, 1.5}, OperationL1Dist<double>{}) == 1.5);
+  // f32 path.
+  const PcfPoint<float> ff[] = {{0, 3}, {1, 0}}, gf[] = {{0, 1}, {2, 0}};
+  assert_true(integrate_pair(ff, 2, gf, 2, Window<float>::whole_line(), OperationL1Dist<float>{}) == 3.0f);
+}
+
+static void test_validation_messages(void**) {
+  const std::uint64_t off[3] = {0, 2, 4};
+  const double t[4] = {0, 1, 3, 3}, v[4] = {1, 1, 1, 1};
+  try {
+    PcfCollection<double> c(2, off, t, v, 1);
+    fail_msg("no exception");
+  } catch (const InvalidPcf& e) {
+    assert_non_null(std::strstr(e.what(), "PCF 1, breakpoint 1"));
+    assert_true(e.kind() == ErrorKind::InvalidPcf);
+  }
+}
+
+// A work item that fails in one worker: the error propagates, others stop.
+struct FailingWork : Work {
+  bool discarded = false;
+  void run(TaskControl& control) override {
+    control.set_total(100);
+    run_on_threads(4, control, [&](int w) {
+      if (w == 2) throw InvalidArgument("worker 2 failed");
+      while (!control.cancel_requested()) std::this_thread::yield();
+      control.throw_if_cancelled();
+    });
+  }
+  void discard_output() noexcept override { discarded = true; }
+};
+
+static void test_task_error_propagation(void**) {
+  auto work = std::make_unique<FailingWork>();
+  FailingWork* raw = work.get();
+  Task task(std::move(work));
+  task.start();
+  assert_true(task.wait_for(30.0));
+  assert_true(task.state() == Task::State::Failed);
+  try {
+    std::rethrow_exception(task.error());
+  } catch (const InvalidArgument& e) {
+    assert_string_equal(e.what(), "worker 2 failed");
+  }
+  assert_true(raw->discarded);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_subdivide),
+      cmocka_unit_test(test_scheduler_lower_triangle_9x9),
+      cmocka_unit_test(test_scheduler_full_and_sorting),
+      cmocka_unit_test(test_scheduler_hints_and_floor),
+      cmocka_unit_test(test_writers_layouts),
+      cmocka_unit_test(test_scatter_validation),
+      cmocka_unit_test(test_offset_data_manager),
+      cmocka_unit_test(test_walk_known_values),
+      cmocka_unit_test(test_validation_messages),
+      cmocka_unit_test(test_task_error_propagation),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
