@@ -1,0 +1,144 @@
+// CudaOffsetDataManager<ElementT>: the core OffsetDataManager (host-side CSR
+// storage of variable-length objects) extended with upload_subset(), which
+// copies the objects of one block's row or column range, offsets re-indexed
+// from 0, into device arrays that are allocated once per GPU at the largest
+// size any block needs.
+//
+// It extends the core manager by composition: it shares (never copies) the
+// host data, because a validated collection's data is immutable and may be
+// gigabytes; copying it for every computation would double host memory.
+// CudaPcfDataManager<T> is the PCF case, with init_pcf_data() for PCF-like
+// objects that are not yet flattened.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "mpcf/core/errors.hpp"
+#include "mpcf/core/offset_data_manager.hpp"
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/cuda/cuda_context.cuh"
+#include "mpcf/cuda/cuda_resources.cuh"
+
+namespace mpcf::cuda {
+
+template <typename ElementT>
+class CudaOffsetDataManager {
+ public:
+  using element_type = ElementT;
+  using HostManager = OffsetDataManager<ElementT>;
+
+  // One GPU's copy of the current subset: 32-bit offsets (count + 1, from 0)
+  // and the elements, plus the pinned staging buffers the upload goes
+  // through. Sized at allocation for the largest subset; reused per block.
+  struct DeviceSubset {
+    DeviceArray<std::uint32_t> offsets;
+    DeviceArray<ElementT> elements;
+    PinnedHostBuffer<std::uint32_t> stagingOffsets;
+    PinnedHostBuffer<ElementT> stagingElements;
+    CudaEvent uploaded;  // the last upload has left the staging buffers
+    bool uploadPending = false;
+    std::size_t first = 0;  // objects [first, first + count) are on the device
+    std::size_t count = 0;
+    std::size_t capacityObjects = 0;
+    std::size_t capacityElements = 0;
+  };
+
+  // An empty manager; fill it with init() or init_pcf_data().
+  CudaOffsetDataManager() : host_(std::make_shared<HostManager>()) {}
+
+  // Shares existing host data (no copy).
+  explicit CudaOffsetDataManager(std::shared_ptr<const HostManager> host) : host_(std::move(host)) {
+    if (!host_) throw std::logic_error("CudaOffsetDataManager: null host data");
+  }
+
+  // Flattens objects like OffsetDataManager::init (the manager then owns
+  // its host data).
+  template <typename It, typename SizeFn, typename ElementFn>
+  void init(It begin, It end, SizeFn sizeFn, ElementFn elementFn) {
+    auto owned = std::make_shared<HostManager>();
+    owned->init(begin, end, sizeFn, elementFn);
+    host_ = std::move(owned);
+  }
+
+  const HostManager& host() const noexcept { return *host_; }
+  std::size_t count() const { return host_->count(); }
+  std::uint64_t total_elements() const { return host_->total_elements(); }
+  std::uint64_t size_of(std::size_t i) const { return host_->size_of(i); }
+  std::uint64_t subset_elements(std::size_t first, std::size_t n) const {
+    return host_->subset_elements(first, n);
+  }
+  std::uint64_t max_subset_elements(std::size_t n) const { return host_->max_subset_elements(n); }
+
+  // Device bytes a subset of up to `maxObjects` objects needs.
+  std::uint64_t device_bytes(std::size_t maxObjects) const {
+    return static_cast<std::uint64_t>(maxObjects + 1) * sizeof(std::uint32_t) +
+           max_subset_elements(maxObjects) * sizeof(ElementT);
+  }
+
+  // Allocates, on the context's device, room for any `maxObjects`
+  // consecutive objects. Throws InvalidArgument when such a subset has 2^32
+  // elements or more (the kernels use 32-bit indices).
+  DeviceSubset allocate_subset(GpuContext& ctx, std::size_t maxObjects) const {
+    const std::uint64_t elements = max_subset_elements(maxObjects);
+    if (elements > std::numeric_limits<std::uint32_t>::max()) {
+      throw InvalidArgument("a block's functions hold " + std::to_string(elements) +
+                            " breakpoints; at most 4294967295 fit a block's 32-bit indices");
+    }
+    DeviceSubset s;
+    s.capacityObjects = maxObjects;
+    s.capacityElements = static_cast<std::size_t>(elements);
+    s.offsets = ctx.allocate<std::uint32_t>(maxObjects + 1);
+    s.elements = ctx.allocate<ElementT>(s.capacityElements);
+    s.stagingOffsets = PinnedHostBuffer<std::uint32_t>(maxObjects + 1);
+    s.stagingElements = PinnedHostBuffer<ElementT>(s.capacityElements);
+    return s;
+  }
+
+  // Enqueues on `stream` the upload of objects [first, first + n). Waits
+  // (host side) until the previous upload from the same staging buffers has
+  // been read by the device. Kernels enqueued later on `stream` see the data.
+  void upload_subset(DeviceSubset& s, std::size_t first, std::size_t n, cudaStream_t stream) const {
+    if (n > s.capacityObjects || subset_elements(first, n) > s.capacityElements) {
+      throw std::logic_error("upload_subset: subset larger than the device arrays");
+    }
+    if (s.uploadPending) s.uploaded.synchronize();
+    s.uploadPending = false;
+    host_->extract_subset(first, n, s.stagingOffsets.data(), s.stagingElements.data());
+    const std::size_t m = static_cast<std::size_t>(subset_elements(first, n));
+    MPCF_CUDA_TRY(cudaMemcpyAsync(s.offsets.data(), s.stagingOffsets.data(),
+                                  (n + 1) * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream));
+    if (m > 0) {
+      MPCF_CUDA_TRY(cudaMemcpyAsync(s.elements.data(), s.stagingElements.data(),
+                                    m * sizeof(ElementT), cudaMemcpyHostToDevice, stream));
+    }
+    s.uploaded.record(stream);
+    s.uploadPending = true;
+    s.first = first;
+    s.count = n;
+  }
+
+ private:
+  std::shared_ptr<const HostManager> host_;
+};
+
+template <typename T>
+using CudaPcfDataManager = CudaOffsetDataManager<PcfPoint<T>>;
+
+// PCF flattening for the CUDA manager (like core's init_pcf_data).
+template <typename T, typename It>
+void init_pcf_data(CudaPcfDataManager<T>& manager, It begin, It end) {
+  manager.init(
+      begin, end, [](const auto& f) { return static_cast<std::size_t>(f.size()); },
+      [](const auto& f, std::size_t i) {
+        return PcfPoint<T>{static_cast<T>(f[i].t), static_cast<T>(f[i].v)};
+      });
+}
+
+}  // namespace mpcf::cuda
