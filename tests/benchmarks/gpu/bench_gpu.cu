@@ -1,0 +1,301 @@
+// GPU benchmark of libmpcf (DESIGN §6): pdist L1 and l2_kernel, float32 and
+// float64, n in {2000, 20000}, m = 128, 512 and varying uniformly in
+// 10..1000. Input: t_0 = 0, gaps uniform(0.05, 1), values uniform(0, 10),
+// last value 0. For every case, in the same process:
+//   e2e/...   libmpcf end to end (mpcf_pdist / mpcf_l2_kernel, backend CUDA,
+//             input handle -> result in host memory; condensed / packed);
+//   ours/...  our block kernel alone over the whole lower triangle, data
+//             already on the GPU (CUDA events);
+//   ref/...   the seed-style reference kernel: one thread per pair, points
+//             read from global memory with 64-bit indexing, blocks of 1 x 32
+//             threads (CUDA events), same walk and same output.
+// Merge steps: sum over computed pairs of (breakpoints of f + of g).
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/cuda/cuda_context.cuh"
+#include "mpcf/cuda/cuda_integration_tasks.cuh"
+#include "mpcf/cuda/pcf_block_op.cuh"
+#include "mpcf/mpcf.h"
+
+namespace {
+
+using mpcf::BlockInfo;
+using mpcf::TriangleSkipMode;
+
+// ---- the seed-style reference kernel ----
+
+template <typename T, typename Op>
+__global__ void reference_pair_kernel(const mpcf::SimplePoint<T, T>* points,
+                                      const std::size_t* offsets, std::size_t n, T* out,
+                                      TriangleSkipMode skip, Op op) {
+  const std::size_t i = blockIdx.x;
+  const std::size_t j = static_cast<std::size_t>(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (i >= n || j >= n) return;
+  if (skip == TriangleSkipMode::LowerTriangle && j > i) return;
+  if (skip == TriangleSkipMode::LowerTriangleSkipDiag && j >= i) return;
+  const std::size_t fb = offsets[i], gb = offsets[j];
+  out[i * n + j] = mpcf::integrate_pair<false>(
+      points + fb, static_cast<std::uint32_t>(offsets[i + 1] - fb), points + gb,
+      static_cast<std::uint32_t>(offsets[j + 1] - gb), T(0), T(0), op);
+}
+
+// ---- inputs ----
+
+enum class MMode { Fixed128, Fixed512, Varying };
+const char* m_name(MMode m) {
+  return m == MMode::Fixed128 ? "m128" : m == MMode::Fixed512 ? "m512" : "m10-1000";
+}
+
+struct Input {
+  std::vector<std::uint64_t> offsets;
+  std::vector<double> t, v;
+};
+
+const Input& input(std::size_t n, MMode mode) {
+  static std::map<std::pair<std::size_t, int>, Input> cache;
+  auto key = std::make_pair(n, static_cast<int>(mode));
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  std::mt19937_64 rng(1234 + n * 7 + static_cast<int>(mode));
+  std::uniform_real_distribution<double> gap(0.05, 1.0), val(0.0, 10.0);
+  std::uniform_int_distribution<int> len(10, 1000);
+  Input in;
+  in.offsets.push_back(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t m = mode == MMode::Fixed128 ? 128 : mode == MMode::Fixed512 ? 512 : len(rng);
+    double t = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      in.t.push_back(static_cast<float>(t));
+      in.v.push_back(k + 1 == m ? 0.0 : static_cast<float>(val(rng)));
+      t = static_cast<float>(t + gap(rng));
+    }
+    in.offsets.push_back(in.t.size());
+  }
+  return cache.emplace(key, std::move(in)).first->second;
+}
+
+template <typename T>
+mpcf_pcfs* handle_of(const Input& in) {
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  mpcf_pcfs* h = nullptr;
+  const mpcf_dtype dt = sizeof(T) == 4 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  if (mpcf_pcfs_create(dt, in.offsets.size() - 1, in.offsets.data(), t.data(), v.data(), &h) != MPCF_OK) {
+    std::fprintf(stderr, "mpcf_pcfs_create: %s\n", mpcf_last_error_message());
+    std::abort();
+  }
+  return h;
+}
+
+double merge_steps(const Input& in, bool kernel) {
+  const double n = static_cast<double>(in.offsets.size() - 1);
+  return (kernel ? n + 1 : n - 1) * static_cast<double>(in.offsets.back());
+}
+
+// ---- results for the summary ----
+
+struct Row {
+  double e2e = NAN, ours = NAN, ref = NAN, steps = 0;
+};
+std::map<std::string, Row>& rows() {
+  static std::map<std::string, Row> r;
+  return r;
+}
+
+std::string case_name(bool kernel, bool f32, std::size_t n, MMode m) {
+  return std::string(kernel ? "l2_kernel" : "pdist_L1") + "/" + (f32 ? "f32" : "f64") + "/n" +
+         std::to_string(n) + "/" + m_name(m);
+}
+
+#define CHECK_CUDA(call)                                                                   \
+  do {                                                                                     \
+    cudaError_t e_ = (call);                                                               \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorName(e_));                \
+      std::abort();                                                                        \
+    }                                                                                      \
+  } while (0)
+
+// ---- benchmarks ----
+
+template <typename T>
+void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = nullptr;
+  mpcf_options_create(&o);
+  mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
+  const mpcf_layout layout = kernel ? MPCF_LAYOUT_PACKED_LOWER : MPCF_LAYOUT_CONDENSED;
+  std::uint64_t size = 0;
+  if (kernel) mpcf_l2_kernel_size(X, layout, &size); else mpcf_pdist_size(X, layout, &size);
+  std::vector<T> out(size);
+  for (auto _ : state) {
+    const mpcf_status st = kernel ? mpcf_l2_kernel(X, layout, out.data(), size, o)
+                                  : mpcf_pdist(X, 1.0, layout, out.data(), size, o);
+    if (st != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  const double steps = merge_steps(in, kernel);
+  state.counters["merge_steps_per_s"] = benchmark::Counter(steps, benchmark::Counter::kIsIterationInvariantRate);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// Times `launch` (enqueued on `stream`) with events; one launch per iteration.
+template <typename Launch>
+void time_launches(benchmark::State& state, cudaStream_t stream, Launch launch) {
+  cudaEvent_t a, b;
+  CHECK_CUDA(cudaEventCreate(&a));
+  CHECK_CUDA(cudaEventCreate(&b));
+  launch();  // warm-up (module load, clocks)
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  for (auto _ : state) {
+    CHECK_CUDA(cudaEventRecord(a, stream));
+    launch();
+    CHECK_CUDA(cudaEventRecord(b, stream));
+    CHECK_CUDA(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    state.SetIterationTime(ms / 1000.0);
+  }
+  CHECK_CUDA(cudaEventDestroy(a));
+  CHECK_CUDA(cudaEventDestroy(b));
+}
+
+template <typename T, typename Op>
+void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  std::vector<std::uint64_t> offs(in.offsets);
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  const TriangleSkipMode skip =
+      kernel ? TriangleSkipMode::LowerTriangle : TriangleSkipMode::LowerTriangleSkipDiag;
+  mpcf::cuda::GpuContext ctx(0);
+  auto out = ctx.allocate<T>(static_cast<std::size_t>(n) * n);
+  CHECK_CUDA(cudaMemsetAsync(out.data(), 0, out.bytes(), ctx.compute_stream()));
+  if (reference) {
+    const auto& pts = coll->data().elements();
+    auto dPts = ctx.allocate<mpcf::SimplePoint<T, T>>(pts.size());
+    auto dOff = ctx.allocate<std::size_t>(n + 1);
+    std::vector<std::size_t> o64(offs.begin(), offs.end());
+    CHECK_CUDA(cudaMemcpy(dPts.data(), pts.data(), dPts.bytes(), cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(dOff.data(), o64.data(), dOff.bytes(), cudaMemcpyHostToDevice));
+    const dim3 block(1, 32), grid(static_cast<unsigned>(n), static_cast<unsigned>((n + 31) / 32));
+    time_launches(state, ctx.compute_stream(), [&] {
+      reference_pair_kernel<T, Op><<<grid, block, 0, ctx.compute_stream()>>>(
+          dPts.data(), dOff.data(), n, out.data(), skip, Op{});
+      CHECK_CUDA(cudaGetLastError());
+    });
+  } else {
+    auto data = mpcf::cuda::cuda_data_of<T>(coll);
+    mpcf::cuda::PcfBlockOp<T, Op> op(data, data, Op{}, mpcf::Window<T>::whole_line(), skip);
+    mpcf::BlockScheduler::Config c;
+    c.nRows = c.nCols = n;
+    c.mode = mpcf::BlockMode::LowerTriangle;
+    c.maxOutputElements = static_cast<std::uint64_t>(n) * n;
+    mpcf::BlockScheduler sched(c);
+    auto storage = op.init_gpu_storage(ctx, sched);
+    const BlockInfo whole = sched.blocks().at(0);
+    op.upload_block(storage, whole, ctx.compute_stream());
+    time_launches(state, ctx.compute_stream(),
+                  [&] { op.launch_block(storage, whole, out.data(), ctx.compute_stream()); });
+  }
+  const double steps = merge_steps(in, kernel);
+  state.counters["merge_steps_per_s"] = benchmark::Counter(steps, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Reporter that also keeps the times for the summary table.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs) {
+      const std::string name = r.benchmark_name();
+      const auto slash = name.find('/');
+      const std::string kind = name.substr(0, slash);
+      std::string key = name.substr(slash + 1);
+      key = key.substr(0, key.find("/iterations"));
+      key = key.substr(0, key.find("/manual_time"));
+      key = key.substr(0, key.find("/real_time"));
+      const double sec = r.GetAdjustedRealTime() / 1e9 *
+                         (r.time_unit == benchmark::kMillisecond ? 1e6 : r.time_unit == benchmark::kMicrosecond ? 1e3 : 1.0);
+      Row& row = rows()[key];
+      if (kind == "e2e") row.e2e = sec;
+      if (kind == "ours") row.ours = sec;
+      if (kind == "ref") row.ref = sec;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+void print_summary() {
+  // Issue limit of DESIGN §6: 132 SMs x 128 lanes x 1.98 GHz / 12 instructions per step.
+  const double issueLimit = 132.0 * 128 * 1.98e9 / 12;
+  std::printf("\n%-32s %10s %10s %10s %9s %9s %12s %12s %8s\n", "case", "e2e_s", "kernel_s",
+              "ref_s", "ref/kern", "ref/e2e", "e2e_steps/s", "kern_steps/s", "of_limit");
+  for (const auto& [name, row] : rows()) {
+    std::printf("%-32s %10.4f %10.4f %10.4f %9.2f %9.2f %12.3e %12.3e %7.1f%%\n", name.c_str(),
+                row.e2e, row.ours, row.ref, row.ref / row.ours, row.ref / row.e2e,
+                row.steps / row.e2e, row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
+  }
+}
+
+void register_all() {
+  const std::size_t sizes[] = {2000, 20000};
+  const MMode modes[] = {MMode::Fixed128, MMode::Fixed512, MMode::Varying};
+  for (bool kernel : {false, true}) {
+    for (bool f32 : {true, false}) {
+      for (std::size_t n : sizes) {
+        for (MMode m : modes) {
+          const std::string name = case_name(kernel, f32, n, m);
+          rows()[name].steps = merge_steps(input(n, m), kernel);
+          const int iters = n >= 20000 ? 1 : 5;
+          auto e2e = f32 ? benchmark::RegisterBenchmark(("e2e/" + name).c_str(),
+                                                        [=](benchmark::State& s) { bm_end_to_end<float>(s, kernel, n, m); })
+                         : benchmark::RegisterBenchmark(("e2e/" + name).c_str(),
+                                                        [=](benchmark::State& s) { bm_end_to_end<double>(s, kernel, n, m); });
+          e2e->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          for (bool ref : {false, true}) {
+            const std::string full = (ref ? "ref/" : "ours/") + name;
+            benchmark::internal::Benchmark* b;
+            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<float, mpcf::OperationL1Dist<float>>(s, ref, kernel, n, m); });
+            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<float, mpcf::OperationL2InnerProduct<float>>(s, ref, kernel, n, m); });
+            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<double, mpcf::OperationL1Dist<double>>(s, ref, kernel, n, m); });
+            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<double, mpcf::OperationL2InnerProduct<double>>(s, ref, kernel, n, m); });
+            b->Iterations(iters)->UseManualTime()->Unit(benchmark::kMillisecond);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (mpcf_cuda_device_count() == 0) {
+    std::printf("bench_gpu: no CUDA device; nothing to measure (%s)\n", mpcf_build_info());
+    return 0;
+  }
+  std::printf("%s\n", mpcf_build_info());
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  print_summary();
+  benchmark::Shutdown();
+  return 0;
+}

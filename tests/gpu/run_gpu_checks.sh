@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds and checks the CUDA backend on a machine with a GPU: the gpu-labelled
+# ctest tests, compute-sanitizer (memcheck, racecheck) on the GPU test
+# programs, and the GPU benchmark. Logs go to LOG_DIR.
+#
+#   tests/gpu/run_gpu_checks.sh BUILD_DIR LOG_DIR [build] [tests] [sanitize] [bench]
+#
+# (no step named: all of them). Run from the repository root.
+set -o pipefail
+build=${1:?build directory}
+logs=${2:?log directory}
+shift 2
+steps=${*:-build tests sanitize bench}
+mkdir -p "$logs"
+status=0
+has() { [[ " $steps " == *" $1 "* ]]; }
+
+if has build; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPCF_BUILD_PYTHON=OFF \
+    -DMPCF_BUILD_R=OFF -DMPCF_BUILD_CLI=OFF 2>&1 | tee "$logs/configure.log" | tail -3 || exit 1
+  targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals"
+  if [ -n "$(ninja -C "$build" -t targets all 2>/dev/null | grep '^bench_gpu:')" ]; then
+    targets="$targets bench_gpu"
+  fi
+  cmake --build "$build" --target $targets 2>&1 | tee "$logs/build.log" | tail -3 || exit 1
+fi
+
+if has tests; then
+  ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$logs/ctest_gpu.log" || status=1
+fi
+
+if has sanitize; then
+  # The tests provoke CUDA API errors on purpose (invalid device, 4 PiB
+  # allocations): those are not reported; memory and race errors are.
+  san() {
+    local tool=$1 prog=$2
+    echo "== compute-sanitizer --tool $tool $prog (MPCF_GPU_TEST_SMALL=1)"
+    MPCF_GPU_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --report-api-errors no \
+      --error-exitcode 99 ${3:-} "$build/tests/gpu/$prog" 2>&1 | tail -25
+    echo "== exit code ${PIPESTATUS[0]}"
+  }
+  {
+    san memcheck test_gpu_internals "--leak-check full"
+    san memcheck test_gpu_blocks "--leak-check full"
+    san memcheck test_gpu_agreement "--leak-check full"
+    san racecheck test_gpu_internals
+    san racecheck test_gpu_blocks
+  } 2>&1 | tee "$logs/sanitizer.log"
+  grep -q "exit code [^0]" "$logs/sanitizer.log" && status=1
+fi
+
+if has bench && [ -x "$build/tests/benchmarks/gpu/bench_gpu" ]; then
+  "$build/tests/benchmarks/gpu/bench_gpu" --benchmark_out="$logs/bench.json" \
+    --benchmark_out_format=json ${MPCF_BENCH_ARGS:-} 2>&1 | tee "$logs/bench.log" || status=1
+fi
+exit $status

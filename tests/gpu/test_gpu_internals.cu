@@ -1,0 +1,388 @@
+// The CUDA building blocks below the C API: the error macro and its typed
+// exceptions, RAII buffers and the caching allocator, device queries,
+// CudaOffsetDataManager::upload_subset, the kernel's TriangleSkipMode, the
+// pipeline's error propagation and the use of every listed GPU.
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+
+#include "gpu_test_support.hpp"
+#include "mpcf/core/result_writers.hpp"
+#include "mpcf/cuda/block_matrix_support.cuh"
+#include "mpcf/cuda/cuda_block_pipeline.cuh"
+#include "mpcf/cuda/cuda_context.cuh"
+#include "mpcf/cuda/cuda_error.cuh"
+#include "mpcf/cuda/cuda_integration_tasks.cuh"
+#include "mpcf/cuda/cuda_offset_data_manager.cuh"
+#include "mpcf/cuda/pcf_block_op.cuh"
+
+using namespace gputest;
+using namespace mpcf;
+using namespace mpcf::cuda;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::shared_ptr<const PcfCollection<double>> collection_of(const Pcfs& P) {
+  return std::make_shared<const PcfCollection<double>>(P.n(), P.offsets.data(), P.t.data(),
+                                                       P.v.data(), 1);
+}
+
+// ---- errors and RAII ----
+
+void test_error_macro_names_call_file_line_and_error(void**) {
+  const int line = __LINE__ + 2;
+  try {
+    MPCF_CUDA_TRY(cudaSetDevice(4096));
+    fail_msg("cudaSetDevice(4096) did not throw");
+  } catch (const CudaError& e) {
+    const std::string msg = e.what();
+    std::printf("%s\n", msg.c_str());
+    assert_true(contains(msg, "cudaErrorInvalidDevice"));
+    assert_true(contains(msg, "cudaSetDevice(4096)"));
+    assert_true(contains(msg, "test_gpu_internals.cu:" + std::to_string(line)));
+    assert_true(e.kind() == ErrorKind::Cuda);
+  }
+  // The failure does not linger in the runtime's last-error slot.
+  assert_int_equal(cudaGetLastError(), cudaSuccess);
+}
+
+void test_out_of_memory_has_its_own_type(void**) {
+  try {
+    DeviceArray<char> huge(std::size_t(1) << 52);  // 4 PiB
+    fail_msg("a 4 PiB device array was allocated");
+  } catch (const CudaOutOfMemory& e) {
+    assert_true(contains(e.what(), "cudaErrorMemoryAllocation"));
+    assert_true(e.kind() == ErrorKind::OutOfMemory);
+  }
+  try {
+    PinnedHostBuffer<char> huge(std::size_t(1) << 52);
+    fail_msg("a 4 PiB pinned buffer was allocated");
+  } catch (const OutOfMemory& e) {
+    assert_true(e.kind() == ErrorKind::OutOfMemory);
+  }
+  assert_int_equal(cudaGetLastError(), cudaSuccess);
+}
+
+void test_caching_allocator_reuses_blocks(void**) {
+  GpuContext ctx(0);
+  auto& alloc = ctx.allocator();
+  void* first = nullptr;
+  {
+    auto a = ctx.allocate<float>(1 << 20);  // 4 MiB
+    first = a.data();
+    assert_int_equal(alloc.live_bytes(), 4u << 20);
+  }
+  assert_int_equal(alloc.live_bytes(), 0);
+  assert_int_equal(alloc.cached_bytes(), 4u << 20);
+  {
+    auto b = ctx.allocate<float>((1 << 20) - 100);  // fits the cached block
+    assert_ptr_equal(b.data(), first);
+    assert_int_equal(alloc.cuda_malloc_calls(), 1);
+    auto c = ctx.allocate<double>(1 << 21);  // 16 MiB: a new block
+    assert_int_equal(alloc.cuda_malloc_calls(), 2);
+    assert_true(static_cast<void*>(c.data()) != static_cast<void*>(b.data()));
+  }
+  // Moving an array moves ownership: one release only.
+  DeviceArray<int> moved;
+  {
+    auto d = ctx.allocate<int>(10);
+    moved = std::move(d);
+    assert_null(d.data());
+  }
+  assert_non_null(moved.data());
+  moved = DeviceArray<int>();
+  assert_int_equal(alloc.live_bytes(), 0);
+  try {
+    auto e = ctx.allocate<char>(std::size_t(1) << 52);
+    fail_msg("a 4 PiB block was allocated");
+  } catch (const CudaOutOfMemory& e) {
+    assert_true(contains(e.what(), "on CUDA device 0"));
+  }
+  assert_int_equal(alloc.live_bytes(), 0);
+}
+
+// ---- device queries ----
+
+void test_device_queries(void**) {
+  cudaDeviceProp prop{};
+  assert_int_equal(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  // floor(sqrt(SMs * 1024)): 132 SMs (H100/H200) -> 367, 108 (A100) -> 332.
+  const std::uint64_t side = get_min_block_side({0});
+  std::printf("%s: %d SMs, min block side %llu\n", prop.name, prop.multiProcessorCount,
+              static_cast<unsigned long long>(side));
+  assert_true(side * side <= static_cast<std::uint64_t>(prop.multiProcessorCount) * 1024);
+  assert_true((side + 1) * (side + 1) > static_cast<std::uint64_t>(prop.multiProcessorCount) * 1024);
+  if (prop.multiProcessorCount == 132) assert_int_equal(side, 367);
+
+  std::size_t freeB = 0, totalB = 0;
+  assert_int_equal(cudaMemGetInfo(&freeB, &totalB), cudaSuccess);
+  const std::uint64_t elems = get_max_output_elements({0}, 0.8, sizeof(float));
+  const double want = freeB * 0.8 / 2 / sizeof(float);
+  assert_true(std::fabs(static_cast<double>(elems) - want) <= 0.01 * want);  // free memory moves a little
+
+  const int n = usable_device_count();
+  assert_int_equal(resolve_devices({}).size(), n);
+  try {
+    resolve_devices({0, n + 3});
+    fail_msg("a missing device was accepted");
+  } catch (const CudaUnavailable& e) {
+    assert_true(contains(e.what(), "device id " + std::to_string(n + 3) + " does not exist"));
+  }
+  try {
+    resolve_devices({0, 0});
+    fail_msg("a repeated device was accepted");
+  } catch (const InvalidArgument& e) {
+    assert_true(contains(e.what(), "listed twice"));
+  }
+  assert_int_equal(device_names().size(), n);
+  assert_true(contains(build_info(), "devices=" + std::to_string(n) + " (" + prop.name));
+}
+
+// ---- data manager ----
+
+void test_upload_subset_reindexes_offsets(void**) {
+  Pcfs P;
+  P.add({0, 1}, {1, 2});        // 0: 2 points
+  P.add({5}, {6});              // 1: 1 point
+  P.add({7, 8, 9}, {1, 2, 3});  // 2: 3 points
+  P.add({10}, {4});             // 3: 1 point
+  P.add({11, 12}, {5, 6});      // 4: 2 points
+  auto data = cuda_data_of<double>(collection_of(P));
+  assert_int_equal(data->max_subset_elements(3), 6);  // functions 1..3 or 2..4
+  GpuContext ctx(0);
+  auto s = data->allocate_subset(ctx, 3);
+  assert_int_equal(s.capacityElements, 6);
+  data->upload_subset(s, 1, 3, ctx.compute_stream());
+  std::uint32_t offs[4];
+  PcfPoint<double> pts[5];
+  assert_int_equal(cudaMemcpyAsync(offs, s.offsets.data(), sizeof offs, cudaMemcpyDeviceToHost,
+                                   ctx.compute_stream()), cudaSuccess);
+  assert_int_equal(cudaMemcpyAsync(pts, s.elements.data(), sizeof pts, cudaMemcpyDeviceToHost,
+                                   ctx.compute_stream()), cudaSuccess);
+  assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
+  const std::uint32_t wantOffs[4] = {0, 1, 4, 5};
+  const double wantT[5] = {5, 7, 8, 9, 10}, wantV[5] = {6, 1, 2, 3, 4};
+  for (int k = 0; k < 4; ++k) assert_int_equal(offs[k], wantOffs[k]);
+  for (int k = 0; k < 5; ++k) {
+    assert_true(pts[k].t == wantT[k]);
+    assert_true(pts[k].v == wantV[k]);
+  }
+  // A second upload reuses the same arrays.
+  data->upload_subset(s, 3, 2, ctx.compute_stream());
+  assert_int_equal(cudaMemcpyAsync(offs, s.offsets.data(), 3 * sizeof(std::uint32_t),
+                                   cudaMemcpyDeviceToHost, ctx.compute_stream()), cudaSuccess);
+  assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
+  assert_int_equal(offs[0], 0);
+  assert_int_equal(offs[1], 1);
+  assert_int_equal(offs[2], 3);
+  try {
+    data->upload_subset(s, 0, 4, ctx.compute_stream());
+    fail_msg("a subset larger than the device arrays was accepted");
+  } catch (const std::logic_error&) {
+  }
+}
+
+// ---- the kernel's skip modes ----
+
+// Runs one block through PcfBlockOp and returns it (n_rows x n_cols).
+std::vector<double> run_block(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip) {
+  auto data = cuda_data_of<double>(collection_of(P));
+  PcfBlockOp<double, OperationL1Dist<double>> op(data, data, {}, Window<double>::whole_line(), skip);
+  BlockScheduler::Config c;
+  c.nRows = P.n();
+  c.nCols = P.n();
+  c.mode = BlockMode::Full;
+  const std::uint64_t side = std::max(block.n_rows(), block.n_cols());
+  c.maxOutputElements = side * side;
+  BlockScheduler sched(c);
+  GpuContext ctx(0);
+  auto storage = op.init_gpu_storage(ctx, sched);
+  auto out = ctx.allocate<double>(block.elements());
+  assert_int_equal(cudaMemsetAsync(out.data(), 0, out.bytes(), ctx.compute_stream()), cudaSuccess);
+  op.exec_block(storage, block, out.data(), ctx);
+  std::vector<double> host(block.elements());
+  assert_int_equal(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost,
+                                   ctx.compute_stream()), cudaSuccess);
+  assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
+  return host;
+}
+
+void test_kernel_triangle_skip_modes(void**) {
+  Rng rng(8);
+  RandomSpec spec;
+  spec.n = 80;
+  spec.maxM = 9;
+  spec.nonNegative = true;
+  const Pcfs P = random_pcfs(rng, spec);
+  struct Case {
+    BlockInfo block;
+    TriangleSkipMode skip;
+  };
+  const Case cases[] = {
+      {{{0, 69}, {0, 69}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // diagonal block
+      {{{0, 69}, {0, 69}, 0}, TriangleSkipMode::LowerTriangle},
+      {{{0, 69}, {0, 69}, 0}, TriangleSkipMode::None},
+      {{{40, 79}, {0, 44}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // straddles, shifted
+      {{{10, 45}, {50, 79}, 0}, TriangleSkipMode::LowerTriangle},          // wholly above: nothing
+  };
+  for (const Case& cs : cases) {
+    const auto got = run_block(P, cs.block, cs.skip);
+    for (std::size_t r = 0; r < cs.block.n_rows(); ++r) {
+      for (std::size_t c = 0; c < cs.block.n_cols(); ++c) {
+        const std::size_t i = cs.block.rows.first + r, j = cs.block.cols.first + c;
+        const bool kept = cs.skip == TriangleSkipMode::None ||
+                          (cs.skip == TriangleSkipMode::LowerTriangle ? i >= j : i > j);
+        const double v = got[r * cs.block.n_cols() + c];
+        if (!kept) {
+          if (v != 0.0) fail_msg("skipped pair (%zu, %zu) holds %g", i, j, v);
+          continue;
+        }
+        const Reference ref = reference(P, i, P, j, Op::L1, 1.0, -INFINITY, INFINITY);
+        if (!close_enough(v, ref.value, ref.magnitude, ref.rectangles, MPCF_FLOAT64, Op::L1)) {
+          fail_msg("pair (%zu, %zu): kernel %.17g, reference %.17Lg", i, j, v, ref.value);
+        }
+        if (i != j && ref.value == 0) fail_msg("degenerate input: pair (%zu, %zu) is 0", i, j);
+      }
+    }
+  }
+}
+
+// ---- the pipeline ----
+
+// Wraps PcfBlockOp; throws a CUDA-style failure at the third block, or
+// spoils the output with non-zero bytes in skipped entries.
+template <typename Inner>
+struct FaultyBlockOp {
+  using value_type = typename Inner::value_type;
+  using GpuStorage = typename Inner::GpuStorage;
+  const Inner& inner;
+  bool spoil;
+  mutable std::atomic<int> calls{0};
+  TriangleSkipMode skip_mode() const { return inner.skip_mode(); }
+  GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& s) const {
+    return inner.init_gpu_storage(ctx, s);
+  }
+  void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx) const {
+    if (!spoil && ++calls == 3) {
+      throw CudaError(cudaErrorLaunchFailure, "injected failure at the third block");
+    }
+    inner.exec_block(st, b, out, ctx);
+    if (spoil) {
+      MPCF_CUDA_TRY(cudaMemsetAsync(out, 0x3f, b.elements() * sizeof(value_type),
+                                    ctx.compute_stream()));
+    }
+  }
+};
+
+void test_pipeline_stops_on_failure(void**) {
+  Rng rng(9);
+  RandomSpec spec;
+  spec.n = 200;
+  const Pcfs P = random_pcfs(rng, spec);
+  auto data = cuda_data_of<double>(collection_of(P));
+  using Inner = PcfBlockOp<double, OperationL1Dist<double>>;
+  Inner inner(data, data, {}, Window<double>::whole_line(), TriangleSkipMode::LowerTriangleSkipDiag);
+  BlockScheduler::Config c;
+  c.nRows = c.nCols = P.n();
+  c.mode = BlockMode::LowerTriangle;
+  c.maxOutputElements = 40 * 40;  // 15 blocks
+  BlockScheduler sched(c);
+  std::vector<double> out(P.n() * (P.n() - 1) / 2, 0.0);
+  DistanceMatrixResultWriter<double> writer(out.data(), P.n(), SymmetricLayout::PackedLower);
+  auto scatter = [&](const BlockInfo& b, const double* buf) {
+    auto w = writer;
+    w.scatter_block(b, buf);
+  };
+  {
+    FaultyBlockOp<Inner> faulty{inner, false};
+    CudaBlockPipeline<FaultyBlockOp<Inner>> pipeline(faulty, sched, {0}, 2);
+    TaskControl control;
+    try {
+      pipeline.run(control, scatter);
+      fail_msg("the injected failure did not surface");
+    } catch (const CudaError& e) {
+      assert_true(contains(e.what(), "injected failure"));
+    }
+    assert_true(pipeline.blocks_per_device()[0] < sched.blocks().size());
+  }
+  {
+    FaultyBlockOp<Inner> spoiled{inner, true};
+    CudaBlockPipeline<FaultyBlockOp<Inner>> pipeline(spoiled, sched, {0}, 2);
+    TaskControl control;
+    try {
+      pipeline.run(control, scatter);
+      fail_msg("non-zero skipped entries were not detected");
+    } catch (const std::logic_error& e) {
+      assert_true(contains(e.what(), "outside the computed triangle"));
+    }
+  }
+  {
+    // Cancelled before it starts: nothing computed, Cancelled thrown.
+    CudaBlockPipeline<Inner> pipeline(inner, sched, {0}, 2);
+    TaskControl control;
+    control.request_cancel();
+    try {
+      pipeline.run(control, scatter);
+      fail_msg("a cancelled pipeline ran");
+    } catch (const Cancelled&) {
+    }
+    assert_int_equal(pipeline.blocks_per_device()[0], 0);
+  }
+}
+
+void test_every_listed_gpu_is_used(void**) {
+  const int n = usable_device_count();
+  if (n < 2) {
+    std::printf("test_every_listed_gpu_is_used: SKIP: needs 2 CUDA devices, found %d\n", n);
+    skip();
+  }
+  Rng rng(10);
+  RandomSpec spec;
+  spec.n = 700;
+  spec.maxM = 50;
+  const Pcfs P = random_pcfs(rng, spec);
+  const std::size_t pairs = P.n() * (P.n() - 1) / 2;
+  auto data = cuda_data_of<double>(collection_of(P));
+  using W = DistanceMatrixResultWriter<double>;
+  auto run_on = [&](std::vector<int> devices, std::vector<double>& out) {
+    CudaExecutionConfig cfg;
+    cfg.devices = devices;
+    cfg.splitHint = 64;
+    cfg.minBlockSide = 1;
+    CudaPairwiseIntegrationTask<double, OperationL1Dist<double>, W> task(
+        data, {}, Window<double>::whole_line(), W(out.data(), P.n(), SymmetricLayout::Condensed),
+        TriangleSkipMode::LowerTriangleSkipDiag, devices, cfg);
+    TaskControl control;
+    task.run(control);
+    assert_int_equal(control.done(), pairs);
+    return task.blocks_per_device();
+  };
+  std::vector<double> one(pairs), two(pairs);
+  run_on({0}, one);
+  const auto used = run_on({0, 1}, two);
+  std::printf("blocks per device: %llu on GPU 0, %llu on GPU 1\n",
+              static_cast<unsigned long long>(used[0]), static_cast<unsigned long long>(used[1]));
+  assert_true(used[0] > 0 && used[1] > 0);
+  assert_memory_equal(one.data(), two.data(), pairs * sizeof(double));
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+  skip_without_gpu(argv[0]);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_error_macro_names_call_file_line_and_error),
+      cmocka_unit_test(test_out_of_memory_has_its_own_type),
+      cmocka_unit_test(test_caching_allocator_reuses_blocks),
+      cmocka_unit_test(test_device_queries),
+      cmocka_unit_test(test_upload_subset_reindexes_offsets),
+      cmocka_unit_test(test_kernel_triangle_skip_modes),
+      cmocka_unit_test(test_pipeline_stops_on_failure),
+      cmocka_unit_test(test_every_listed_gpu_is_used),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
