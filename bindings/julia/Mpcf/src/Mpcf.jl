@@ -1,0 +1,843 @@
+"""
+    Mpcf
+
+Exact Lp distance and L2 kernel matrices between piecewise constant functions
+(PCFs), computed by libmpcf.
+
+A PCF is a list of breakpoints `(t_k, v_k)` with finite, strictly increasing
+times: `f(t) = 0` before `t_1`, `v_k` on `[t_k, t_{k+1})` and the last value
+for ever after the last breakpoint. Collections of PCFs live in a
+[`PcfCollection`](@ref); [`pdist`](@ref), [`cdist`](@ref),
+[`l2_kernel`](@ref), [`lp_distance`](@ref) and [`lp_norm`](@ref) compute on
+them.
+
+The library is found at load time from `ENV["MPCF_LIBRARY"]` (a path to
+`libmpcf.so`) or else on the system library search path.
+"""
+module Mpcf
+
+using Libdl
+
+export PcfCollection, MpcfError,
+       pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
+       total_breakpoints
+
+# ===========================================================================
+# The C interface. Names mirror mpcf.h; tools/check_signatures.py checks every
+# ccall in this file against the header (argument count and types, return
+# type, enum values, the version below and the list of unwrapped functions).
+# ===========================================================================
+
+"MPCF_VERSION of the mpcf.h this package was written for (MAJOR*10000 + MINOR*100 + PATCH)."
+const MPCF_HEADER_VERSION = 100
+
+# Opaque C handles; Julia only ever holds pointers to them.
+mutable struct mpcf_pcfs end
+mutable struct mpcf_options end
+mutable struct mpcf_task end
+
+# enum mpcf_status
+const MPCF_OK = Cint(0)
+const MPCF_ERROR_INVALID_ARGUMENT = Cint(1)
+const MPCF_ERROR_INVALID_PCF = Cint(2)
+const MPCF_ERROR_BUFFER_TOO_SMALL = Cint(3)
+const MPCF_ERROR_DTYPE_MISMATCH = Cint(4)
+const MPCF_ERROR_OUT_OF_MEMORY = Cint(5)
+const MPCF_ERROR_CUDA_UNAVAILABLE = Cint(6)
+const MPCF_ERROR_CUDA = Cint(7)
+const MPCF_ERROR_CANCELLED = Cint(8)
+const MPCF_ERROR_INTERNAL = Cint(9)
+const MPCF_RUNNING = Cint(10)
+# enum mpcf_dtype
+const MPCF_FLOAT32 = Cint(1)
+const MPCF_FLOAT64 = Cint(2)
+# enum mpcf_backend
+const MPCF_BACKEND_AUTO = Cint(0)
+const MPCF_BACKEND_CPU = Cint(1)
+const MPCF_BACKEND_CUDA = Cint(2)
+# enum mpcf_layout
+const MPCF_LAYOUT_DENSE = Cint(0)
+const MPCF_LAYOUT_CONDENSED = Cint(1)
+const MPCF_LAYOUT_PACKED_LOWER = Cint(2)
+# enum mpcf_metric
+const MPCF_METRIC_LP_DISTANCE = Cint(0)
+const MPCF_METRIC_L2_KERNEL = Cint(1)
+
+# Every C function this file calls. They are resolved once, in __init__, so
+# that a library lacking one fails at load time with a clear message.
+const C_FUNCTIONS = (
+    :mpcf_version, :mpcf_version_string, :mpcf_build_info, :mpcf_has_cuda,
+    :mpcf_cuda_device_count, :mpcf_last_error_message, :mpcf_status_name,
+    :mpcf_pcfs_create, :mpcf_pcfs_create_interleaved, :mpcf_pcfs_destroy,
+    :mpcf_pcfs_total_breakpoints,
+    :mpcf_options_create, :mpcf_options_destroy, :mpcf_options_set_backend,
+    :mpcf_options_set_threads, :mpcf_options_set_window, :mpcf_options_set_block_hints,
+    :mpcf_options_set_cuda_threshold, :mpcf_options_set_devices,
+    :mpcf_options_set_memory_fraction,
+    :mpcf_pdist_size, :mpcf_l2_kernel_size, :mpcf_cdist_size,
+    :mpcf_task_progress, :mpcf_task_wait, :mpcf_task_cancel, :mpcf_task_destroy,
+    :mpcf_pdist_start, :mpcf_l2_kernel_start, :mpcf_cdist_start,
+    :mpcf_lp_distance, :mpcf_l2_inner_product, :mpcf_lp_norm,
+)
+
+"""
+Public C functions this package deliberately does not call, with the reason.
+The signature check fails on any public function that is neither called nor
+listed here.
+"""
+const UNWRAPPED = (
+    :mpcf_pdist => "pdist runs as a task (mpcf_pdist_start) so that an interrupt can cancel it",
+    :mpcf_l2_kernel => "l2_kernel runs as a task (mpcf_l2_kernel_start), see mpcf_pdist",
+    :mpcf_cdist => "cdist runs as a task (mpcf_cdist_start), see mpcf_pdist",
+    :mpcf_task_status => "the wait loop polls with mpcf_task_wait and a short timeout",
+    :mpcf_pcfs_count => "PcfCollection stores its length when it is created",
+    :mpcf_pcfs_dtype => "the element type is the type parameter T of PcfCollection{T}",
+    :mpcf_pcfs_reshape => "collections are vectors in Julia; reshape the returned arrays instead",
+    :mpcf_pcfs_ndim => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
+    :mpcf_pcfs_shape => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
+)
+
+# ===========================================================================
+# Loading the library
+# ===========================================================================
+
+const _LIB_PATH = Ref{String}("")
+const _FPTRS = Dict{Symbol,Ptr{Cvoid}}()  # filled by __init__, read-only afterwards
+
+function __init__()
+    _load_library!()
+    return nothing
+end
+
+function _locate_library()
+    path = get(ENV, "MPCF_LIBRARY", "")
+    if !isempty(path)
+        return path, "ENV[\"MPCF_LIBRARY\"]"
+    end
+    found = Libdl.find_library(["libmpcf", "mpcf"])
+    if isempty(found)
+        error("libmpcf was not found: ENV[\"MPCF_LIBRARY\"] is not set and no libmpcf is on ",
+              "the system library search path (LD_LIBRARY_PATH, ldconfig). Set ",
+              "ENV[\"MPCF_LIBRARY\"] to the full path of libmpcf.so (for a CMake build: ",
+              "build/capi/libmpcf.so) before `using Mpcf`.")
+    end
+    return found, "the system library search path"
+end
+
+function _load_library!()
+    path, source = _locate_library()
+    handle = try
+        Libdl.dlopen(path)
+    catch err
+        error("libmpcf could not be loaded from \"", path, "\" (found through ", source, "): ",
+              sprint(showerror, err))
+    end
+    fptrs = Dict{Symbol,Ptr{Cvoid}}()
+    absent = Symbol[]
+    for name in C_FUNCTIONS
+        fptr = try
+            Libdl.dlsym(handle, name)
+        catch
+            C_NULL
+        end
+        if fptr == C_NULL
+            push!(absent, name)
+        else
+            fptrs[name] = fptr
+        end
+    end
+    if !isempty(absent)
+        error("the libmpcf at \"", path, "\" lacks ", join(absent, ", "),
+              "; it is older than the mpcf.h this package was written for (version ",
+              _version_text(MPCF_HEADER_VERSION), ")")
+    end
+    empty!(_FPTRS)
+    merge!(_FPTRS, fptrs)
+    _LIB_PATH[] = path
+    version = Int(ccall(_sym(:mpcf_version), Cint, ()))
+    if !_compatible(version, MPCF_HEADER_VERSION)
+        empty!(_FPTRS)
+        error("the libmpcf at \"", path, "\" is version ", _version_text(version),
+              " but this Mpcf package was written for ", _version_text(MPCF_HEADER_VERSION),
+              "; install a matching libmpcf or a matching Mpcf package")
+    end
+    return nothing
+end
+
+_version_text(v::Integer) = string(div(v, 10000), ".", div(v % 10000, 100), ".", v % 100)
+
+"""
+    _compatible(library, header) -> Bool
+
+Whether a library of version `library` (encoded like MPCF_VERSION) can serve
+a package written for `header`: the same major version and, for 0.x
+releases, the same minor version (a 0.x minor release may change the ABI);
+otherwise a minor version at least the header's.
+"""
+function _compatible(library::Integer, header::Integer)
+    lib_major, lib_minor = div(library, 10000), div(library % 10000, 100)
+    hdr_major, hdr_minor = div(header, 10000), div(header % 10000, 100)
+    lib_major == hdr_major || return false
+    hdr_major == 0 && return lib_minor == hdr_minor
+    return lib_minor >= hdr_minor
+end
+
+@inline function _sym(name::Symbol)
+    fptr = get(_FPTRS, name, C_NULL)
+    fptr == C_NULL && _not_loaded(name)
+    return fptr
+end
+
+@noinline function _not_loaded(name::Symbol)
+    error("libmpcf is not loaded (", name, " unavailable); loading Mpcf failed earlier, see ",
+          "that error")
+end
+
+"Path of the libmpcf this session loaded."
+library_path() = _LIB_PATH[]
+
+"Version of the loaded libmpcf."
+library_version() = VersionNumber(unsafe_string(ccall(_sym(:mpcf_version_string), Cstring, ())))
+
+"One line describing how the loaded libmpcf was built (CUDA, compiler, threads)."
+build_info() = unsafe_string(ccall(_sym(:mpcf_build_info), Cstring, ()))
+
+"Whether the loaded libmpcf has the CUDA backend."
+has_cuda() = ccall(_sym(:mpcf_has_cuda), Cint, ()) != 0
+
+"Number of usable CUDA devices (0 without CUDA, driver or device)."
+cuda_device_count() = Int(ccall(_sym(:mpcf_cuda_device_count), Cint, ()))
+
+# ===========================================================================
+# Errors: the one checked-call path
+# ===========================================================================
+
+"""
+    MpcfError <: Exception
+
+A libmpcf call failed. `status` is the C status code (see the `MPCF_*`
+constants), `name` its name (e.g. `"MPCF_ERROR_INVALID_PCF"`) and `msg` the
+library's message, which names the offending argument or index. Indices in
+libmpcf messages count from 0 (function 0 is `X[1]` in Julia).
+"""
+struct MpcfError <: Exception
+    status::Cint
+    name::String
+    msg::String
+end
+
+function Base.showerror(io::IO, e::MpcfError)
+    print(io, "MpcfError (", e.name, "): ", e.msg)
+    if e.status == MPCF_ERROR_INVALID_PCF
+        print(io, " (libmpcf counts functions and breakpoints from 0)")
+    end
+    return nothing
+end
+
+# Reads the thread-local message of the failure that produced `status`. It
+# must run on the same OS thread as the failed call, with no yield in
+# between, which is why every call site checks its status immediately.
+function _error(status::Cint)
+    name = unsafe_string(ccall(_sym(:mpcf_status_name), Cstring, (Cint,), status))
+    msg = unsafe_string(ccall(_sym(:mpcf_last_error_message), Cstring, ()))
+    return MpcfError(status, name, isempty(msg) ? "(no message)" : msg)
+end
+
+@inline function _check(status::Cint)
+    status == MPCF_OK || throw(_error(status))
+    return nothing
+end
+
+"`@check ccall(...)`: throw an [`MpcfError`](@ref) unless the call returns MPCF_OK."
+macro check(call)
+    return :(_check($(esc(call))))
+end
+
+# ===========================================================================
+# Options
+# ===========================================================================
+
+"""
+    Options(; backend=:auto, threads=0, window=nothing, devices=nothing,
+            memory_fraction=nothing, cuda_threshold=nothing, block_hints=nothing)
+
+Settings for a computation, for the cases the keywords of [`pdist`](@ref) and
+friends do not cover. `backend` is `:auto`, `:cpu` or `:cuda`; `threads = 0`
+uses all hardware threads; `window = (a, b)` integrates over `[a, b)` instead
+of the whole line; `devices` lists CUDA device ids; `memory_fraction` in
+`(0, 1]` bounds the GPU memory used; `cuda_threshold` is the number of merge
+steps from which `:auto` picks CUDA; `block_hints = (split_hint=...,
+min_block_side=..., max_block_elements=...)` tunes the block decomposition
+(results never depend on it). `nothing` keeps the library default.
+"""
+mutable struct Options
+    ptr::Ptr{mpcf_options}
+
+    function Options(; backend::Symbol = :auto, threads::Integer = 0, window = nothing,
+                     devices = nothing, memory_fraction = nothing, cuda_threshold = nothing,
+                     block_hints = nothing)
+        out = Ref{Ptr{mpcf_options}}(C_NULL)
+        @check ccall(_sym(:mpcf_options_create), Cint, (Ref{Ptr{mpcf_options}},), out)
+        o = finalizer(_destroy!, new(out[]))
+        @check ccall(_sym(:mpcf_options_set_backend), Cint, (Ptr{mpcf_options}, Cint),
+                     o, _backend_code(backend))
+        @check ccall(_sym(:mpcf_options_set_threads), Cint, (Ptr{mpcf_options}, Cint),
+                     o, _to_cint(threads, "threads"))
+        if window !== nothing
+            a, b = _window_bounds(window)
+            @check ccall(_sym(:mpcf_options_set_window), Cint,
+                         (Ptr{mpcf_options}, Cdouble, Cdouble), o, a, b)
+        end
+        if devices !== nothing
+            ids = Cint[_to_cint(d, "device id") for d in devices]
+            GC.@preserve ids begin
+                @check ccall(_sym(:mpcf_options_set_devices), Cint,
+                             (Ptr{mpcf_options}, Csize_t, Ptr{Cint}),
+                             o, Csize_t(length(ids)), pointer(ids))
+            end
+        end
+        if memory_fraction !== nothing
+            @check ccall(_sym(:mpcf_options_set_memory_fraction), Cint,
+                         (Ptr{mpcf_options}, Cdouble), o, Float64(memory_fraction))
+        end
+        if cuda_threshold !== nothing
+            @check ccall(_sym(:mpcf_options_set_cuda_threshold), Cint,
+                         (Ptr{mpcf_options}, Cdouble), o, Float64(cuda_threshold))
+        end
+        if block_hints !== nothing
+            split_hint, min_side, max_elements = _block_hints(block_hints)
+            @check ccall(_sym(:mpcf_options_set_block_hints), Cint,
+                         (Ptr{mpcf_options}, UInt64, UInt64, UInt64),
+                         o, split_hint, min_side, max_elements)
+        end
+        return o
+    end
+end
+
+function _destroy!(o::Options)
+    ptr = o.ptr
+    o.ptr = C_NULL
+    if ptr != C_NULL && haskey(_FPTRS, :mpcf_options_destroy)
+        ccall(_sym(:mpcf_options_destroy), Cvoid, (Ptr{mpcf_options},), ptr)
+    end
+    return nothing
+end
+
+Base.unsafe_convert(::Type{Ptr{mpcf_options}}, o::Options) = _live(o.ptr, "Options")
+# `nothing` stands for the library defaults (a NULL options pointer).
+Base.unsafe_convert(::Type{Ptr{mpcf_options}}, ::Nothing) = Ptr{mpcf_options}(C_NULL)
+
+Base.show(io::IO, o::Options) = print(io, o.ptr == C_NULL ? "Options(freed)" : "Options(...)")
+
+function _live(ptr::Ptr, what::String)
+    ptr == C_NULL && throw(ArgumentError(
+        "this $what has been freed (finalize was called on it) and cannot be used any more"))
+    return ptr
+end
+
+function _backend_code(backend::Symbol)
+    backend === :auto && return MPCF_BACKEND_AUTO
+    backend === :cpu && return MPCF_BACKEND_CPU
+    backend === :cuda && return MPCF_BACKEND_CUDA
+    throw(ArgumentError("backend = :$backend is not one of :auto, :cpu, :cuda"))
+end
+
+function _to_cint(x::Integer, what::String)
+    typemin(Cint) <= x <= typemax(Cint) ||
+        throw(ArgumentError("$what = $x does not fit a C int"))
+    return Cint(x)
+end
+_to_cint(x, what::String) = throw(ArgumentError("$what must be an integer; got $(repr(x))"))
+
+function _window_bounds(window)
+    if !(window isa Tuple{Real,Real})
+        throw(ArgumentError("window must be a tuple (a, b) of two real numbers; got $(repr(window))"))
+    end
+    return Float64(window[1]), Float64(window[2])
+end
+
+function _block_hints(hints)
+    if !(hints isa NamedTuple)
+        throw(ArgumentError("block_hints must be a named tuple such as " *
+                            "(split_hint = 0, min_block_side = 0, max_block_elements = 0)"))
+    end
+    for key in keys(hints)
+        key in (:split_hint, :min_block_side, :max_block_elements) || throw(ArgumentError(
+            "block_hints has an unknown field $key; the fields are split_hint, " *
+            "min_block_side and max_block_elements"))
+    end
+    value(key) = _to_uint64(get(hints, key, 0), "block_hints.$key")
+    return value(:split_hint), value(:min_block_side), value(:max_block_elements)
+end
+
+function _to_uint64(x::Integer, what::String)
+    x >= 0 || throw(ArgumentError("$what = $x is negative"))
+    return UInt64(x)
+end
+_to_uint64(x, what::String) = throw(ArgumentError("$what must be an integer; got $(repr(x))"))
+
+# Keywords shared by the matrix functions -> an Options, or `nothing` for the
+# library defaults.
+function _resolve_options(options, window, backend::Symbol, threads::Integer)
+    simple = window !== nothing || backend !== :auto || threads != 0
+    if options !== nothing
+        options isa Options || throw(ArgumentError("options must be an Mpcf.Options"))
+        simple && throw(ArgumentError(
+            "pass window, backend and threads either as keywords or inside options, not both"))
+        return options
+    end
+    simple || return nothing
+    return Options(; backend = backend, threads = threads, window = window)
+end
+
+# ===========================================================================
+# PCF collections
+# ===========================================================================
+
+struct _FromHandle end
+
+"""
+    PcfCollection(funcs)
+    PcfCollection{T}(funcs)
+    PcfCollection(offsets, times, values)
+    PcfCollection(offsets, points)
+
+An immutable, validated collection of `n` PCFs with `Float32` or `Float64`
+times and values (`T`), held by libmpcf.
+
+* `funcs`: a vector whose elements are `(times, values)` tuples of vectors,
+  `times => values` pairs, or `m×2` matrices with columns `(t, v)`. `T` is
+  `Float32` when every function is `Float32`, else `Float64`.
+* CSR form: `offsets` has `n + 1` entries, starts at 0 and is 0-based like
+  the C API: function `i` is `times[offsets[i]+1 : offsets[i+1]]`.
+* `points`: a `2×N` matrix whose column `k` is `(t_k, v_k)`.
+
+Data is copied; the arrays may be changed afterwards. Invalid functions
+(no breakpoints, unsorted or repeated times, NaN or Inf) raise an
+[`MpcfError`](@ref) naming the function and breakpoint. `finalize(X)` frees
+the collection at once instead of at garbage collection.
+"""
+mutable struct PcfCollection{T<:Union{Float32,Float64}}
+    ptr::Ptr{mpcf_pcfs}
+    n::Int
+
+    function PcfCollection{T}(::_FromHandle, ptr::Ptr{mpcf_pcfs},
+                              n::Integer) where {T<:Union{Float32,Float64}}
+        return finalizer(_destroy!, new{T}(ptr, Int(n)))
+    end
+end
+
+function _destroy!(X::PcfCollection)
+    ptr = X.ptr
+    X.ptr = C_NULL
+    if ptr != C_NULL && haskey(_FPTRS, :mpcf_pcfs_destroy)
+        ccall(_sym(:mpcf_pcfs_destroy), Cvoid, (Ptr{mpcf_pcfs},), ptr)
+    end
+    return nothing
+end
+
+Base.unsafe_convert(::Type{Ptr{mpcf_pcfs}}, X::PcfCollection) = _live(X.ptr, "PcfCollection")
+
+Base.length(X::PcfCollection) = X.n
+
+function Base.show(io::IO, X::PcfCollection{T}) where {T}
+    state = X.ptr == C_NULL ? ", freed" : ""
+    print(io, "PcfCollection{", T, "}(", X.n, X.n == 1 ? " function" : " functions", state, ")")
+    return nothing
+end
+
+_dtype_code(::Type{Float32}) = MPCF_FLOAT32
+_dtype_code(::Type{Float64}) = MPCF_FLOAT64
+
+_dense(::Type{T}, x::Vector{T}) where {T} = x
+_dense(::Type{T}, x::AbstractVector) where {T} = Vector{T}(x)
+
+# Checks CSR offsets on the Julia side (so that C never reads past the
+# arrays) and returns them as a Vector{UInt64}.
+function _offsets(offsets::AbstractVector{<:Integer}, ntimes::Integer, nvalues::Integer)
+    isempty(offsets) && throw(ArgumentError(
+        "offsets is empty; it needs n + 1 entries (a single 0 for an empty collection)"))
+    first(offsets) == 0 || throw(ArgumentError(
+        "offsets[1] is $(first(offsets)); CSR offsets start at 0 (they count from 0 like the C API)"))
+    previous = first(offsets)
+    for (k, o) in enumerate(offsets)
+        o < previous && throw(ArgumentError(
+            "offsets[$k] = $o is smaller than offsets[$(k - 1)] = $previous; offsets must be non-decreasing"))
+        previous = o
+    end
+    last(offsets) == ntimes || throw(ArgumentError(
+        "offsets[end] = $(last(offsets)) but times has $ntimes elements; they must be equal"))
+    last(offsets) == nvalues || throw(ArgumentError(
+        "offsets[end] = $(last(offsets)) but values has $nvalues elements; they must be equal"))
+    return convert(Vector{UInt64}, offsets)
+end
+
+function PcfCollection{T}(offsets::AbstractVector{<:Integer}, times::AbstractVector{<:Real},
+                          values::AbstractVector{<:Real}) where {T<:Union{Float32,Float64}}
+    off = _offsets(offsets, length(times), length(values))
+    t = _dense(T, times)
+    v = _dense(T, values)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    GC.@preserve off t v begin
+        @check ccall(_sym(:mpcf_pcfs_create), Cint,
+                     (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                     _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(t),
+                     pointer(v), out)
+    end
+    return PcfCollection{T}(_FromHandle(), out[], length(off) - 1)
+end
+
+function PcfCollection(offsets::AbstractVector{<:Integer}, times::AbstractVector{<:Real},
+                       values::AbstractVector{<:Real})
+    T = eltype(times) === Float32 && eltype(values) === Float32 ? Float32 : Float64
+    return PcfCollection{T}(offsets, times, values)
+end
+
+function PcfCollection{T}(offsets::AbstractVector{<:Integer},
+                          points::AbstractMatrix{<:Real}) where {T<:Union{Float32,Float64}}
+    size(points, 1) == 2 || throw(ArgumentError(
+        "points is $(size(points, 1))×$(size(points, 2)); interleaved points are a 2×N matrix " *
+        "whose column k is (t_k, v_k)"))
+    off = _offsets(offsets, size(points, 2), size(points, 2))
+    pts = points isa Matrix{T} ? points : Matrix{T}(points)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    GC.@preserve off pts begin
+        @check ccall(_sym(:mpcf_pcfs_create_interleaved), Cint,
+                     (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                     _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(pts), out)
+    end
+    return PcfCollection{T}(_FromHandle(), out[], length(off) - 1)
+end
+
+function PcfCollection(offsets::AbstractVector{<:Integer}, points::AbstractMatrix{<:Real})
+    T = eltype(points) === Float32 ? Float32 : Float64
+    return PcfCollection{T}(offsets, points)
+end
+
+# One function given as (times, values), times => values or an m×2 matrix.
+_breakpoints(f::Tuple{AbstractVector,AbstractVector}, k::Int) = f
+_breakpoints(f::Pair{<:AbstractVector,<:AbstractVector}, k::Int) = (f.first, f.second)
+function _breakpoints(f::AbstractMatrix, k::Int)
+    size(f, 2) == 2 || throw(ArgumentError(
+        "function $k is a $(size(f, 1))×$(size(f, 2)) matrix; a PCF matrix has two columns (t, v)"))
+    return (view(f, :, 1), view(f, :, 2))
+end
+function _breakpoints(f, k::Int)
+    throw(ArgumentError("function $k is a $(typeof(f)); give each PCF as a (times, values) " *
+                        "tuple of vectors, a times => values pair or an m×2 matrix"))
+end
+
+# Whether a function given in one of the forms above holds Float32 data
+# (false for anything else; the constructor then reports the bad element).
+_is_float32(f::Tuple{AbstractVector,AbstractVector}) =
+    eltype(f[1]) === Float32 && eltype(f[2]) === Float32
+_is_float32(f::Pair{<:AbstractVector,<:AbstractVector}) =
+    eltype(f.first) === Float32 && eltype(f.second) === Float32
+_is_float32(f::AbstractMatrix) = eltype(f) === Float32
+_is_float32(f) = false
+
+function PcfCollection{T}(funcs::AbstractVector) where {T<:Union{Float32,Float64}}
+    offsets = Vector{UInt64}(undef, length(funcs) + 1)
+    offsets[1] = 0
+    total = 0
+    for (k, f) in enumerate(funcs)
+        t, v = _breakpoints(f, k)
+        length(t) == length(v) || throw(ArgumentError(
+            "function $k has $(length(t)) times but $(length(v)) values; they must match"))
+        isempty(t) && throw(ArgumentError(
+            "function $k has no breakpoints; every PCF needs at least one (t, v)"))
+        total += length(t)
+        offsets[k + 1] = total
+    end
+    times = Vector{T}(undef, total)
+    values = Vector{T}(undef, total)
+    position = 1
+    for (k, f) in enumerate(funcs)
+        t, v = _breakpoints(f, k)
+        m = length(t)
+        copyto!(times, position, t, firstindex(t), m)
+        copyto!(values, position, v, firstindex(v), m)
+        position += m
+    end
+    return PcfCollection{T}(offsets, times, values)
+end
+
+function PcfCollection(funcs::AbstractVector)
+    T = !isempty(funcs) && all(_is_float32, funcs) ? Float32 : Float64
+    return PcfCollection{T}(funcs)
+end
+
+"""
+    total_breakpoints(X::PcfCollection) -> Int
+
+Number of breakpoints over all functions of `X`.
+"""
+function total_breakpoints(X::PcfCollection)
+    out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_pcfs_total_breakpoints), Cint, (Ptr{mpcf_pcfs}, Ref{UInt64}),
+                 X, out)
+    return Int(out[])
+end
+
+# ===========================================================================
+# Tasks: every matrix computation runs in the background while this thread
+# waits in short slices, so that an interrupt (Ctrl-C) cancels it.
+# ===========================================================================
+
+const _WAIT_SLICE_SECONDS = 0.05
+
+# `start(handle)` starts a task and stores it in `handle`. The caller keeps
+# the output buffer alive (GC.@preserve) around the whole call: the task
+# writes to it until mpcf_task_destroy has returned.
+function _run_task(start, progress)
+    handle = Ref{Ptr{mpcf_task}}(C_NULL)
+    try
+        start(handle)
+        while true
+            status = ccall(_sym(:mpcf_task_wait), Cint, (Ptr{mpcf_task}, Cdouble),
+                           handle[], _WAIT_SLICE_SECONDS)  # unchecked: MPCF_RUNNING is not an error; _check below
+            if status == MPCF_RUNNING
+                progress === nothing || _report_progress(progress, handle[])
+                yield()  # lets an interrupt or another task in
+            else
+                _check(status)
+                progress === nothing || _report_progress(progress, handle[])
+                return nothing
+            end
+        end
+    catch
+        if handle[] != C_NULL
+            ccall(_sym(:mpcf_task_cancel), Cint, (Ptr{mpcf_task},), handle[])  # unchecked: best effort while an exception propagates
+        end
+        rethrow()
+    finally
+        if handle[] != C_NULL
+            ccall(_sym(:mpcf_task_destroy), Cvoid, (Ptr{mpcf_task},), handle[])
+        end
+    end
+end
+
+function _report_progress(progress, task::Ptr{mpcf_task})
+    done = Ref{UInt64}(0)
+    total = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_task_progress), Cint, (Ptr{mpcf_task}, Ref{UInt64}, Ref{UInt64}),
+                 task, done, total)
+    progress(Int(done[]), Int(total[]))
+    return nothing
+end
+
+function _layout_code(layout::Symbol, kernel::Bool)
+    layout === :square && return MPCF_LAYOUT_DENSE
+    layout === :packed_lower && return MPCF_LAYOUT_PACKED_LOWER
+    if layout === :condensed
+        kernel && throw(ArgumentError(
+            "layout = :condensed has no diagonal and cannot hold a kernel matrix; use :square or :packed_lower"))
+        return MPCF_LAYOUT_CONDENSED
+    end
+    choices = kernel ? ":square, :packed_lower" : ":square, :condensed, :packed_lower"
+    throw(ArgumentError("layout = :$layout is not one of $choices"))
+end
+
+_p_value(p::Real) = Float64(p)
+
+# ===========================================================================
+# Matrix operations
+# ===========================================================================
+
+"""
+    pdist(X::PcfCollection{T}; p=1, layout=:square, window=nothing, backend=:auto,
+          threads=0, options=nothing, progress=nothing)
+
+Lp distances between all pairs of functions of `X` (`p >= 1`, `p = Inf` for
+the supremum distance), integrated over the whole line or over
+`window = (a, b)`.
+
+* `layout = :square`: an `n×n` `Matrix{T}`, symmetric, zero diagonal;
+* `layout = :condensed`: a `Vector{T}` of the `n(n-1)/2` pairs in the order
+  (1,2), (1,3), ..., (1,n), (2,3), ... (SciPy's `pdist`, R's `dist`);
+* `layout = :packed_lower`: a `Vector{T}`, pair `(i, j)` with `i > j` at
+  `(i-1)(i-2)/2 + j` (the engine's native layout).
+
+`backend` is `:auto`, `:cpu` or `:cuda`; `threads = 0` uses every hardware
+thread; `options` takes an [`Options`](@ref) for the rarer settings (then
+leave `window`, `backend` and `threads` at their defaults). `progress`, if
+given, is called as `progress(done, total)` while the computation runs and
+once at the end. An interrupt while waiting cancels the computation.
+"""
+function pdist(X::PcfCollection{T}; p::Real = 1, layout::Symbol = :square, window = nothing,
+               backend::Symbol = :auto, threads::Integer = 0, options = nothing,
+               progress = nothing) where {T}
+    code = _layout_code(layout, false)
+    opts = _resolve_options(options, window, backend, threads)
+    size_out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_pdist_size), Cint, (Ptr{mpcf_pcfs}, Cint, Ref{UInt64}),
+                 X, code, size_out)
+    out = Vector{T}(undef, Int(size_out[]))
+    pval = _p_value(p)
+    GC.@preserve X opts out begin
+        _run_task(progress) do handle
+            @check ccall(_sym(:mpcf_pdist_start), Cint,
+                         (Ptr{mpcf_pcfs}, Cdouble, Cint, Ptr{Cvoid}, UInt64, Ptr{mpcf_options},
+                          Ref{Ptr{mpcf_task}}),
+                         X, pval, code, pointer(out), UInt64(length(out)), opts, handle)
+        end
+    end
+    return layout === :square ? reshape(out, length(X), length(X)) : out
+end
+
+"""
+    l2_kernel(X::PcfCollection{T}; layout=:square, window=nothing, backend=:auto,
+              threads=0, options=nothing, progress=nothing)
+    l2_kernel(X, Y; window=nothing, backend=:auto, threads=0, options=nothing, progress=nothing)
+
+L2 inner products `∫ f g` of all pairs of `X` (diagonal included): an `n×n`
+symmetric `Matrix{T}` (`layout = :square`) or a `Vector{T}` with pair
+`(i, j)`, `i >= j`, at `i(i-1)/2 + j` (`layout = :packed_lower`). With two
+collections, the `length(X)×length(Y)` matrix of `∫ X[i] Y[j]`. Keywords as
+in [`pdist`](@ref).
+"""
+function l2_kernel(X::PcfCollection{T}; layout::Symbol = :square, window = nothing,
+                   backend::Symbol = :auto, threads::Integer = 0, options = nothing,
+                   progress = nothing) where {T}
+    code = _layout_code(layout, true)
+    opts = _resolve_options(options, window, backend, threads)
+    size_out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_l2_kernel_size), Cint, (Ptr{mpcf_pcfs}, Cint, Ref{UInt64}),
+                 X, code, size_out)
+    out = Vector{T}(undef, Int(size_out[]))
+    GC.@preserve X opts out begin
+        _run_task(progress) do handle
+            @check ccall(_sym(:mpcf_l2_kernel_start), Cint,
+                         (Ptr{mpcf_pcfs}, Cint, Ptr{Cvoid}, UInt64, Ptr{mpcf_options},
+                          Ref{Ptr{mpcf_task}}),
+                         X, code, pointer(out), UInt64(length(out)), opts, handle)
+        end
+    end
+    return layout === :square ? reshape(out, length(X), length(X)) : out
+end
+
+function l2_kernel(X::PcfCollection, Y::PcfCollection; window = nothing,
+                   backend::Symbol = :auto, threads::Integer = 0, options = nothing,
+                   progress = nothing)
+    opts = _resolve_options(options, window, backend, threads)
+    return _cross(X, Y, MPCF_METRIC_L2_KERNEL, 2.0, opts, progress)
+end
+
+"""
+    cdist(X::PcfCollection{T}, Y::PcfCollection{T}; p=1, window=nothing, backend=:auto,
+          threads=0, options=nothing, progress=nothing)
+
+Lp distances between every function of `X` and every function of `Y`: a
+`length(X)×length(Y)` `Matrix{T}` with entry `(i, j)` = `d(X[i], Y[j])`.
+`X` and `Y` must share their element type. Keywords as in [`pdist`](@ref).
+"""
+function cdist(X::PcfCollection, Y::PcfCollection; p::Real = 1, window = nothing,
+               backend::Symbol = :auto, threads::Integer = 0, options = nothing,
+               progress = nothing)
+    opts = _resolve_options(options, window, backend, threads)
+    return _cross(X, Y, MPCF_METRIC_LP_DISTANCE, _p_value(p), opts, progress)
+end
+
+function _cross(X::PcfCollection{T}, Y::PcfCollection, metric::Cint, pval::Float64, opts,
+                progress) where {T}
+    size_out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_cdist_size), Cint, (Ptr{mpcf_pcfs}, Ptr{mpcf_pcfs}, Ref{UInt64}),
+                 X, Y, size_out)
+    # libmpcf writes row-major (entry i*|Y| + j); a column-major |Y|×|X|
+    # matrix receives exactly that, and its transpose is the result.
+    buffer = Matrix{T}(undef, length(Y), length(X))
+    length(buffer) == size_out[] || error("internal: cdist size mismatch")
+    GC.@preserve X Y opts buffer begin
+        _run_task(progress) do handle
+            @check ccall(_sym(:mpcf_cdist_start), Cint,
+                         (Ptr{mpcf_pcfs}, Ptr{mpcf_pcfs}, Cint, Cdouble, Ptr{Cvoid}, UInt64,
+                          Ptr{mpcf_options}, Ref{Ptr{mpcf_task}}),
+                         X, Y, metric, pval, pointer(buffer), UInt64(length(buffer)), opts,
+                         handle)
+        end
+    end
+    return permutedims(buffer)
+end
+
+# ===========================================================================
+# Single functions and pairs
+# ===========================================================================
+
+function _index(X::PcfCollection, i::Integer)
+    1 <= i <= length(X) || throw(BoundsError(X, i))
+    return UInt64(i - 1)
+end
+
+# A single PCF given as (times, values), times => values or an m×2 matrix.
+function _pair_collections(f, g)
+    T = _is_float32(f) && _is_float32(g) ? Float32 : Float64
+    return PcfCollection{T}([f]), PcfCollection{T}([g])
+end
+
+"""
+    lp_distance(f, g; p=1, window=nothing) -> Float64
+    lp_distance(X::PcfCollection, i, Y::PcfCollection, j; p=1, window=nothing) -> Float64
+
+Lp distance between two functions, each given as `(times, values)`,
+`times => values` or an `m×2` matrix, or between `X[i]` and `Y[j]`. It is
+computed in the collections' element type and returned as `Float64`.
+"""
+function lp_distance(X::PcfCollection, i::Integer, Y::PcfCollection, j::Integer;
+                     p::Real = 1, window = nothing)
+    ii = _index(X, i)
+    jj = _index(Y, j)
+    opts = window === nothing ? nothing : Options(; window = window)
+    out = Ref{Cdouble}(0.0)
+    @check ccall(_sym(:mpcf_lp_distance), Cint,
+                 (Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_pcfs}, UInt64, Cdouble, Ptr{mpcf_options},
+                  Ref{Cdouble}),
+                 X, ii, Y, jj, _p_value(p), opts, out)
+    return out[]
+end
+
+function lp_distance(f, g; p::Real = 1, window = nothing)
+    F, G = _pair_collections(f, g)
+    return lp_distance(F, 1, G, 1; p = p, window = window)
+end
+
+"""
+    l2_inner_product(f, g; window=nothing) -> Float64
+    l2_inner_product(X::PcfCollection, i, Y::PcfCollection, j; window=nothing) -> Float64
+
+The L2 inner product `∫ f g`, for functions given as in [`lp_distance`](@ref).
+"""
+function l2_inner_product(X::PcfCollection, i::Integer, Y::PcfCollection, j::Integer;
+                          window = nothing)
+    ii = _index(X, i)
+    jj = _index(Y, j)
+    opts = window === nothing ? nothing : Options(; window = window)
+    out = Ref{Cdouble}(0.0)
+    @check ccall(_sym(:mpcf_l2_inner_product), Cint,
+                 (Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_options},
+                  Ref{Cdouble}),
+                 X, ii, Y, jj, opts, out)
+    return out[]
+end
+
+function l2_inner_product(f, g; window = nothing)
+    F, G = _pair_collections(f, g)
+    return l2_inner_product(F, 1, G, 1; window = window)
+end
+
+"""
+    lp_norm(X::PcfCollection{T}; p=1, window=nothing) -> Vector{T}
+
+The Lp norm of every function of `X` (its distance to the zero function).
+"""
+function lp_norm(X::PcfCollection{T}; p::Real = 1, window = nothing) where {T}
+    opts = window === nothing ? nothing : Options(; window = window)
+    out = Vector{T}(undef, length(X))
+    GC.@preserve X opts out begin
+        @check ccall(_sym(:mpcf_lp_norm), Cint,
+                     (Ptr{mpcf_pcfs}, Cdouble, Ptr{Cvoid}, UInt64, Ptr{mpcf_options}),
+                     X, _p_value(p), pointer(out), UInt64(length(out)), opts)
+    end
+    return out
+end
+
+end # module Mpcf

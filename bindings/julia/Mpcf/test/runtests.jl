@@ -1,0 +1,363 @@
+# Tests of the Mpcf package against hand-computed values and a small
+# pure-Julia reference written here (independent of libmpcf).
+# Run: MPCF_LIBRARY=/path/to/libmpcf.so julia --project=bindings/julia/Mpcf test/runtests.jl
+using Test
+using Mpcf
+
+# ---------------------------------------------------------------------------
+# Reference implementation: a PCF is (times, values); f = 0 before times[1],
+# values[k] on [times[k], times[k+1]), values[end] after the last breakpoint.
+# ---------------------------------------------------------------------------
+
+function ref_value(f, x)
+    t, v = f
+    k = searchsortedlast(t, x)
+    return k == 0 ? 0.0 : Float64(v[k])
+end
+
+# The pieces of [a, b) on which both f and g are constant: (left, right, f, g).
+function ref_pieces(f, g, a, b)
+    cuts = sort(unique(vcat(Float64.(f[1]), Float64.(g[1]))))
+    edges = vcat(a, filter(x -> a < x < b, cuts), b)
+    pieces = Tuple{Float64,Float64,Float64,Float64}[]
+    for k in 1:length(edges)-1
+        lo, hi = edges[k], edges[k+1]
+        x = isfinite(lo) ? lo : hi - 1.0  # any point of the piece
+        push!(pieces, (lo, hi, ref_value(f, x), ref_value(g, x)))
+    end
+    return pieces
+end
+
+# Integral of h(f, g) over [a, b); a zero integrand contributes exactly 0.
+function ref_integral(h, f, g, a, b)
+    total = 0.0
+    for (lo, hi, fv, gv) in ref_pieces(f, g, a, b)
+        y = h(fv, gv)
+        y == 0 && continue
+        total += y * (hi - lo)
+    end
+    return total
+end
+
+function ref_lp(f, g, p; window = (-Inf, Inf))
+    a, b = window
+    if p == Inf
+        return maximum(abs(fv - gv) for (_, _, fv, gv) in ref_pieces(f, g, a, b))
+    end
+    s = ref_integral((x, y) -> abs(x - y)^p, f, g, a, b)
+    return p == 1 ? s : s^(1 / p)
+end
+
+ref_kernel(f, g; window = (-Inf, Inf)) = ref_integral(*, f, g, window[1], window[2])
+
+const ZERO = ([0.0], [0.0])
+
+# A small deterministic generator (64-bit LCG), so that the tests need no
+# package beyond Test and their data never changes.
+mutable struct Lcg
+    state::UInt64
+end
+function next_unit!(g::Lcg)  # uniform in [0, 1)
+    g.state = g.state * 0x5851f42d4c957f2d + 0x14057b7ef767814f
+    return Float64(g.state >> 11) / 2.0^53
+end
+next_int!(g::Lcg, k::Int) = 1 + min(k - 1, floor(Int, k * next_unit!(g)))  # in 1:k
+
+# Random PCFs of the usual shape: t_1 = 0, gaps in [0.05, 1.05), last value 0.
+function random_pcfs(g::Lcg, ::Type{T}, n, mmax) where {T}
+    funcs = Tuple{Vector{T},Vector{T}}[]
+    for _ in 1:n
+        m = next_int!(g, mmax)
+        gaps = Float64[0.05 + next_unit!(g) for _ in 1:m-1]
+        values = Float64[round(10 * next_unit!(g); digits = 2) for _ in 1:m-1]
+        push!(funcs, (T.(cumsum(vcat(0.0, gaps))), T.(vcat(values, 0.0))))
+    end
+    return funcs
+end
+
+tolerance(::Type{Float64}) = 1e-12
+tolerance(::Type{Float32}) = 1e-5
+
+# Checks `got` against `want` entry by entry, infinities exactly.
+function agrees(got, want, T)
+    size(got) == size(want) || return false
+    for (x, y) in zip(got, want)
+        if isinf(y)
+            x == y || return false
+        elseif !isapprox(Float64(x), y; rtol = tolerance(T), atol = tolerance(T))
+            return false
+        end
+    end
+    return true
+end
+
+# ---------------------------------------------------------------------------
+
+@testset "Mpcf" begin
+
+@testset "library" begin
+    @test Mpcf.library_version() isa VersionNumber
+    @test Mpcf.library_version().major == div(Mpcf.MPCF_HEADER_VERSION, 10000)
+    @test occursin("libmpcf", Mpcf.build_info())
+    @test Mpcf.has_cuda() isa Bool
+    @test Mpcf.cuda_device_count() >= 0
+    @test !isempty(Mpcf.library_path())
+end
+
+@testset "version compatibility rule" begin
+    @test Mpcf._compatible(100, 100)       # 0.1.0 serves 0.1.0
+    @test Mpcf._compatible(103, 100)       # a patch release
+    @test !Mpcf._compatible(200, 100)      # 0.x minor releases may break the ABI
+    @test !Mpcf._compatible(10100, 100)    # another major version
+    @test Mpcf._compatible(10300, 10200)   # 1.3 serves a package written for 1.2
+    @test !Mpcf._compatible(10100, 10200)  # 1.1 lacks what 1.2 added
+    @test !Mpcf._compatible(20000, 10000)
+end
+
+@testset "known values" begin
+    f = ([0.0, 1.0], [3.0, 0.0])
+    g = ([0.0, 2.0], [1.0, 0.0])
+    @test lp_distance(f, g) == 3.0                  # 2*1 + 1*1
+    @test lp_distance(f, g; p = 2) ≈ sqrt(5.0)      # sqrt(4*1 + 1*1)
+    @test lp_distance(f, g; p = Inf) == 2.0
+    h = ([0.0, 2.0, 3.0], [10.0, 5.0, 0.0])
+    k = ([0.0, 6.0], [5.0, 0.0])
+    @test lp_distance(h, k) == 25.0                 # 5*2 + 0*1 + 5*3
+    K = l2_kernel(PcfCollection([([0.0, 3.0], [4.0, 0.0]), ([0.0, 3.0], [2.0, 0.0])]))
+    @test K == [48.0 24.0; 24.0 12.0]
+    @test K isa Matrix{Float64}
+    @test l2_inner_product(f, g) == 3.0             # 3*1 on [0, 1)
+end
+
+@testset "unbounded pieces" begin
+    one_forever = ([0.0], [1.0])
+    @test lp_distance(one_forever, ZERO) == Inf
+    @test l2_inner_product(one_forever, one_forever) == Inf
+    @test l2_inner_product(one_forever, ([0.0], [-1.0])) == -Inf
+    # Equal tails: the unbounded piece has a zero integrand and adds 0.
+    @test lp_distance(([0.0, 1.0], [1.0, 2.0]), ([0.0, 1.0], [0.0, 2.0])) == 1.0
+    # A finite window makes it finite.
+    @test lp_distance(one_forever, ZERO; window = (0.0, 2.5)) == 2.5
+    @test l2_inner_product(one_forever, one_forever; window = (-1.0, 2.0)) == 2.0
+end
+
+@testset "pdist layouts" begin
+    funcs = [([0.0, 1.0], [3.0, 0.0]), ([0.0, 2.0], [1.0, 0.0]), ([0.0, 3.0], [2.0, 0.0])]
+    X = PcfCollection(funcs)
+    d = [ref_lp(funcs[i], funcs[j], 1) for i in 1:3, j in 1:3]
+    D = pdist(X)
+    @test D isa Matrix{Float64}
+    @test size(D) == (3, 3)
+    @test D == d
+    @test all(D[i, i] == 0 for i in 1:3)
+    @test D == permutedims(D)
+    @test pdist(X; layout = :condensed) == [d[1, 2], d[1, 3], d[2, 3]]
+    @test pdist(X; layout = :packed_lower) == [d[2, 1], d[3, 1], d[3, 2]]
+    kernel = [ref_kernel(funcs[i], funcs[j]) for i in 1:3, j in 1:3]
+    @test l2_kernel(X; layout = :packed_lower) ==
+          [kernel[1, 1], kernel[2, 1], kernel[2, 2], kernel[3, 1], kernel[3, 2], kernel[3, 3]]
+    @test length(X) == 3
+    @test total_breakpoints(X) == 6
+end
+
+@testset "agreement with the reference, $T" for T in (Float64, Float32)
+    rng = Lcg(20240607)
+    funcs = random_pcfs(rng, T, 14, 9)
+    X = PcfCollection(funcs)
+    @test X isa PcfCollection{T}
+    n = length(funcs)
+    for p in (1, 1.5, 2, Inf)
+        want = [i == j ? 0.0 : ref_lp(funcs[i], funcs[j], p) for i in 1:n, j in 1:n]
+        D = pdist(X; p = p, backend = :cpu)
+        @test D isa Matrix{T}
+        @test agrees(D, want, T)
+    end
+    window = (0.5, 3.7)
+    want = [ref_lp(funcs[i], funcs[j], 2; window = window) for i in 1:n, j in 1:n]
+    @test agrees(pdist(X; p = 2, window = window), want, T)
+    @test agrees(l2_kernel(X), [ref_kernel(f, g) for f in funcs, g in funcs], T)
+    @test agrees(l2_kernel(X; window = window),
+                 [ref_kernel(f, g; window = window) for f in funcs, g in funcs], T)
+
+    # cdist: rectangular, entry (i, j) = d(X[i], Y[j]).
+    ys = random_pcfs(rng, T, 5, 6)
+    Y = PcfCollection(ys)
+    C = cdist(X, Y; p = 1)
+    @test C isa Matrix{T}
+    @test size(C) == (n, 5)
+    @test agrees(C, [ref_lp(f, g, 1) for f in funcs, g in ys], T)
+    @test agrees(cdist(Y, X; p = Inf), [ref_lp(g, f, Inf) for g in ys, f in funcs], T)
+    @test agrees(l2_kernel(X, Y), [ref_kernel(f, g) for f in funcs, g in ys], T)
+
+    norms = lp_norm(X; p = 2)
+    @test norms isa Vector{T}
+    @test agrees(norms, [ref_lp(f, ZERO, 2) for f in funcs], T)
+    @test agrees(lp_norm(X; p = 1, window = window),
+                 [ref_lp(f, ZERO, 1; window = window) for f in funcs], T)
+
+    @test lp_distance(X, 2, Y, 3; p = 2) ≈ ref_lp(funcs[2], ys[3], 2) rtol = tolerance(T)
+    @test l2_inner_product(X, 4, X, 5) ≈ ref_kernel(funcs[4], funcs[5]) rtol = tolerance(T)
+end
+
+@testset "constructors agree" begin
+    t1, v1 = [0.0, 1.0, 2.5], [2.0, -1.0, 0.0]
+    t2, v2 = [-1.0, 0.5], [4.0, 0.0]
+    from_tuples = PcfCollection([(t1, v1), (t2, v2)])
+    from_pairs = PcfCollection([t1 => v1, t2 => v2])
+    from_matrices = PcfCollection([hcat(t1, v1), hcat(t2, v2)])
+    from_csr = PcfCollection([0, 3, 5], vcat(t1, t2), vcat(v1, v2))
+    points = permutedims(hcat(vcat(t1, t2), vcat(v1, v2)))  # 2×5, column k = (t_k, v_k)
+    from_points = PcfCollection(UInt64[0, 3, 5], points)
+    want = ref_lp((t1, v1), (t2, v2), 1)
+    for X in (from_tuples, from_pairs, from_matrices, from_csr, from_points)
+        @test X isa PcfCollection{Float64}
+        @test pdist(X)[1, 2] ≈ want rtol = 1e-12
+    end
+    X32 = PcfCollection{Float32}([(t1, v1), (t2, v2)])
+    @test X32 isa PcfCollection{Float32}
+    @test pdist(X32) isa Matrix{Float32}
+    @test PcfCollection([(Float32.(t1), Float32.(v1))]) isa PcfCollection{Float32}
+    @test PcfCollection([([0, 1], [3, 0])]) isa PcfCollection{Float64}  # integers
+    empty_collection = PcfCollection(Tuple{Vector{Float64},Vector{Float64}}[])
+    @test length(empty_collection) == 0
+    @test size(pdist(empty_collection)) == (0, 0)
+    @test occursin("PcfCollection{Float64}(2 functions", sprint(show, from_tuples))
+end
+
+@testset "options" begin
+    funcs = [([0.0, 1.0], [3.0, 0.0]), ([0.0, 2.0], [1.0, 0.0])]
+    X = PcfCollection(funcs)
+    opts = Mpcf.Options(; backend = :cpu, threads = 1, window = (0.0, 1.5),
+                        block_hints = (split_hint = 3, min_block_side = 1))
+    @test pdist(X; options = opts)[1, 2] == ref_lp(funcs[1], funcs[2], 1; window = (0.0, 1.5))
+    @test_throws ArgumentError pdist(X; options = opts, threads = 2)
+    @test_throws ArgumentError Mpcf.Options(; block_hints = (splits = 1,))
+    @test_throws ArgumentError Mpcf.Options(; window = 3.0)
+    @test_throws ArgumentError Mpcf.Options(; devices = [0.5])
+end
+
+@testset "progress" begin
+    X = PcfCollection(random_pcfs(Lcg(7), Float64, 30, 20))
+    calls = Tuple{Int,Int}[]
+    pdist(X; progress = (done, total) -> push!(calls, (done, total)))
+    @test !isempty(calls)
+    @test last(calls)[1] == last(calls)[2] > 0
+    @test all(c[1] <= c[2] for c in calls)
+end
+
+@testset "an interrupt while waiting cancels the task" begin
+    # Big enough that one thread is still busy after the first 50 ms slice.
+    X = PcfCollection(random_pcfs(Lcg(11), Float64, 3000, 120))
+    seen = Tuple{Int,Int}[]
+    interrupt = (done, total) -> (push!(seen, (done, total)); throw(InterruptException()))
+    # Caught by hand: some versions of Test rethrow interrupts from @test_throws.
+    caught = try
+        pdist(X; backend = :cpu, threads = 1, progress = interrupt)
+        nothing
+    catch e
+        e
+    end
+    @test caught isa InterruptException
+    @test length(seen) == 1
+    @test seen[1][1] < seen[1][2]  # it was interrupted while running
+    # The library is still usable afterwards.
+    @test pdist(PcfCollection([([0.0, 1.0], [3.0, 0.0]), ([0.0, 2.0], [1.0, 0.0])]))[1, 2] == 3.0
+end
+
+@testset "errors" begin
+    good = ([0.0, 1.0], [1.0, 0.0])
+    X = PcfCollection([good, good])
+    # Invalid PCFs are rejected by libmpcf with a message naming the indices.
+    err = try
+        PcfCollection([good, ([0.0, 2.0, 1.0], [1.0, 2.0, 0.0])])
+        nothing
+    catch e
+        e
+    end
+    @test err isa MpcfError
+    @test err.status == Mpcf.MPCF_ERROR_INVALID_PCF
+    @test err.name == "MPCF_ERROR_INVALID_PCF"
+    @test occursin("breakpoint", err.msg)
+    @test occursin(err.msg, sprint(showerror, err))
+    @test_throws MpcfError PcfCollection([([0.0, 1.0], [NaN, 0.0])])
+    @test_throws MpcfError PcfCollection([([0.0, Inf], [1.0, 0.0])])
+
+    p_err = try
+        pdist(X; p = 0.5)
+        nothing
+    catch e
+        e
+    end
+    @test p_err isa MpcfError
+    @test p_err.status == Mpcf.MPCF_ERROR_INVALID_ARGUMENT
+    @test occursin("p = 0.5", p_err.msg)
+    @test_throws MpcfError pdist(X; window = (2.0, 1.0))
+    @test_throws MpcfError pdist(X; threads = -1)
+    @test_throws MpcfError lp_norm(X; p = NaN)
+
+    mismatch = try
+        cdist(X, PcfCollection{Float32}([good]))
+        nothing
+    catch e
+        e
+    end
+    @test mismatch isa MpcfError
+    @test mismatch.status == Mpcf.MPCF_ERROR_DTYPE_MISMATCH
+
+    if Mpcf.cuda_device_count() == 0
+        cuda_err = try
+            pdist(X; backend = :cuda)
+            nothing
+        catch e
+            e
+        end
+        @test cuda_err isa MpcfError
+        @test cuda_err.status == Mpcf.MPCF_ERROR_CUDA_UNAVAILABLE
+    end
+
+    # Argument errors caught on the Julia side, with Julia (1-based) indices.
+    @test_throws ArgumentError pdist(X; layout = :triangle)
+    @test_throws ArgumentError l2_kernel(X; layout = :condensed)
+    @test_throws ArgumentError pdist(X; backend = :gpu)
+    @test_throws ArgumentError PcfCollection([good, ([0.0, 1.0], [1.0])])
+    @test_throws ArgumentError PcfCollection([good, (Float64[], Float64[])])
+    @test_throws ArgumentError PcfCollection([good, "not a function"])
+    @test_throws ArgumentError PcfCollection([good, zeros(2, 3)])
+    @test_throws ArgumentError PcfCollection([1, 2], [0.0], [1.0])       # offsets[1] != 0
+    @test_throws ArgumentError PcfCollection([0, 2, 1], [0.0, 1.0], [1.0, 0.0])
+    @test_throws ArgumentError PcfCollection([0, 3], [0.0, 1.0], [1.0, 0.0])  # too short
+    @test_throws ArgumentError PcfCollection(Int[], Float64[], Float64[])
+    @test_throws ArgumentError PcfCollection([0, 2], zeros(3, 2))  # points must be 2×N
+    @test_throws BoundsError lp_distance(X, 3, X, 1)
+    @test_throws BoundsError l2_inner_product(X, 1, X, 0)
+    msg = try
+        PcfCollection([good, ([0.0, 1.0], [1.0])])
+        ""
+    catch e
+        sprint(showerror, e)
+    end
+    @test occursin("function 2", msg)
+
+    # A freed collection cannot be used.
+    Z = PcfCollection([good])
+    finalize(Z)
+    @test_throws ArgumentError pdist(Z)
+    @test occursin("freed", sprint(show, Z))
+    finalize(Z)  # freeing twice is harmless
+end
+
+@testset "a missing library gives a clear error at load time" begin
+    project = dirname(@__DIR__)
+    missing_lib = joinpath(mktempdir(), "libmpcf_missing.so")
+    errfile = tempname()
+    env = copy(ENV)
+    env["MPCF_LIBRARY"] = missing_lib
+    cmd = `$(Base.julia_cmd()) --startup-file=no --project=$project -e "using Mpcf"`
+    ok = success(pipeline(setenv(cmd, env); stdout = devnull, stderr = errfile))
+    msg = read(errfile, String)
+    @test !ok
+    @test occursin("MPCF_LIBRARY", msg)
+    @test occursin("libmpcf_missing.so", msg)
+end
+
+end # @testset "Mpcf"
