@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -45,11 +46,12 @@ inline BlockScheduler make_cpu_scheduler(std::size_t nRows, std::size_t nCols, B
 
 namespace detail {
 
-// Computes every block of `scheduler` with `threads` workers; pairFn(i, j)
-// computes and stores one pair. Progress is reported per row of a block.
-template <typename PairFn>
+// Computes every block of `scheduler` with `threads` workers;
+// rowFn(i, jFirst, jLast) computes and stores pairs (i, jFirst..jLast).
+// Progress is reported, and cancellation checked, per row of a block.
+template <typename RowFn>
 void execute_blocks(const BlockScheduler& scheduler, TriangleSkipMode skip, int threads,
-                    TaskControl& control, PairFn pairFn) {
+                    TaskControl& control, RowFn rowFn) {
   const auto& blocks = scheduler.blocks();
   std::uint64_t total = 0;
   for (const auto& b : blocks) total += computed_pairs(b, skip);
@@ -71,12 +73,44 @@ void execute_blocks(const BlockScheduler& scheduler, TriangleSkipMode skip, int 
           jEnd = std::min(jEnd, i - 1);
         }
         if (jEnd < b.cols.first) continue;
-        for (std::size_t j = b.cols.first; j <= jEnd; ++j) pairFn(i, j);
+        rowFn(i, b.cols.first, jEnd);
         control.add_done(jEnd - b.cols.first + 1);
       }
     }
   });
   control.throw_if_cancelled();
+}
+
+// Computes row i of x against columns [jFirst, jLast] of y, four pairs in
+// lockstep, and hands each value to store(j, value).
+template <typename T, typename Op, typename Store>
+void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManager<T>& y,
+                   std::size_t jFirst, std::size_t jLast, const Window<T>& w, const Op& op,
+                   Store store) {
+  constexpr int K = 4;
+  const PcfPoint<T>* f = x.data_of(i);
+  const auto nf = static_cast<std::uint32_t>(x.size_of(i));
+  const T inf = std::numeric_limits<T>::infinity();
+  const bool whole = w.a == -inf && w.b == inf;
+  std::size_t j = jFirst;
+  for (; j + K <= jLast + 1; j += K) {
+    const PcfPoint<T>* g[K];
+    std::uint32_t ng[K];
+    T out[K];
+    for (int k = 0; k < K; ++k) {
+      g[k] = y.data_of(j + k);
+      ng[k] = static_cast<std::uint32_t>(y.size_of(j + k));
+    }
+    if (whole) {
+      integrate_pairs_lockstep<K, false>(f, nf, g, ng, w.a, w.b, op, out);
+    } else {
+      integrate_pairs_lockstep<K, true>(f, nf, g, ng, w.a, w.b, op, out);
+    }
+    for (int k = 0; k < K; ++k) store(j + k, out[k]);
+  }
+  for (; j <= jLast; ++j) {
+    store(j, integrate_pair(f, nf, y.data_of(j), static_cast<std::uint32_t>(y.size_of(j)), w, op));
+  }
 }
 
 }  // namespace detail
@@ -95,14 +129,12 @@ class CpuPairwiseIntegrationTask final : public Work {
     const BlockScheduler scheduler =
         make_cpu_scheduler(n, n, BlockMode::LowerTriangle, cfg_);
     writer_.prepare();
-    detail::execute_blocks(scheduler, skip_, resolve_thread_count(cfg_.threads), control,
-                           [&](std::size_t i, std::size_t j) {
-                             const T v = integrate_pair(
-                                 d.data_of(i), static_cast<std::uint32_t>(d.size_of(i)),
-                                 d.data_of(j), static_cast<std::uint32_t>(d.size_of(j)), window_,
-                                 op_);
-                             writer_.store(i, j, v);
-                           });
+    detail::execute_blocks(
+        scheduler, skip_, resolve_thread_count(cfg_.threads), control,
+        [&](std::size_t i, std::size_t jFirst, std::size_t jLast) {
+          detail::integrate_row(d, i, d, jFirst, jLast, window_, op_,
+                                [&](std::size_t j, T v) { writer_.store(i, j, v); });
+        });
   }
 
   void discard_output() noexcept override { writer_.poison(); }
@@ -129,14 +161,12 @@ class CpuCrossIntegrationTask final : public Work {
     const auto& dx = x_->data();
     const auto& dy = y_->data();
     const BlockScheduler scheduler = make_cpu_scheduler(dx.count(), dy.count(), BlockMode::Full, cfg_);
-    detail::execute_blocks(scheduler, TriangleSkipMode::None, resolve_thread_count(cfg_.threads),
-                           control, [&](std::size_t i, std::size_t j) {
-                             const T v = integrate_pair(
-                                 dx.data_of(i), static_cast<std::uint32_t>(dx.size_of(i)),
-                                 dy.data_of(j), static_cast<std::uint32_t>(dy.size_of(j)),
-                                 window_, op_);
-                             writer_.store(i, j, v);
-                           });
+    detail::execute_blocks(
+        scheduler, TriangleSkipMode::None, resolve_thread_count(cfg_.threads), control,
+        [&](std::size_t i, std::size_t jFirst, std::size_t jLast) {
+          detail::integrate_row(dx, i, dy, jFirst, jLast, window_, op_,
+                                [&](std::size_t j, T v) { writer_.store(i, j, v); });
+        });
   }
 
   void discard_output() noexcept override { writer_.poison(); }

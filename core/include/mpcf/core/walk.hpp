@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "mpcf/core/host_device.hpp"
 #include "mpcf/core/point.hpp"
@@ -37,6 +39,27 @@ MPCF_HD T max_value(T x, T y) {
   return x < y ? y : x;
 }
 
+// c ? a : b without a branch. On the host, compilers tend to turn a
+// conditional floating-point load into a branch, which the merge's
+// unpredictable comparisons make expensive; an integer mask select stays
+// branch-free. (Bitwise exact: it only moves bits.)
+template <typename T>
+MPCF_HD T select(bool c, T a, T b) {
+#if defined(__CUDA_ARCH__)
+  return c ? a : b;
+#else
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(T));
+  std::memcpy(&ub, &b, sizeof(T));
+  const U mask = U(0) - static_cast<U>(c);
+  const U r = (ua & mask) | (ub & ~mask);
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+#endif
+}
+
 // Width of [l, r) clipped to the window (may be negative: no contribution).
 template <bool Windowed, typename T>
 MPCF_HD T clipped_width(T l, T r, T a, T b) {
@@ -51,53 +74,106 @@ MPCF_HD T clipped_width(T l, T r, T a, T b) {
 
 }  // namespace detail
 
+// The walk of one pair as a resumable state, so the CPU executor can step
+// several independent pairs in lockstep (instruction-level parallelism: the
+// merge of one pair is a chain of dependent loads and compares).
+template <bool Windowed, typename T>
+struct PairWalk {
+  const SimplePoint<T, T>* f;
+  const SimplePoint<T, T>* g;
+  std::uint32_t nf, ng, i, j;
+  T t, fv, gv, acc;
+
+  template <typename Op>
+  MPCF_HD void init(const SimplePoint<T, T>* f_, std::uint32_t nf_, const SimplePoint<T, T>* g_,
+                    std::uint32_t ng_, const Op& op) {
+    f = f_;
+    g = g_;
+    nf = nf_;
+    ng = ng_;
+    i = 0;
+    j = 0;
+    t = detail::min_value(f[0].t, g[0].t);
+    fv = T(0);
+    gv = T(0);
+    acc = op.init();
+  }
+
+  // Both functions still have breakpoints ahead.
+  MPCF_HD bool both_active() const { return i < nf && j < ng; }
+
+  // One rectangle while both_active().
+  template <typename Op>
+  MPCF_HD void step(T a, T b, const Op& op) {
+    const T tf = f[i].t;
+    const T tg = g[j].t;
+    const T fNext = f[i].v;
+    const T gNext = g[j].v;
+    const T tn = detail::min_value(tf, tg);
+    acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
+    const bool af = tf <= tn;
+    const bool ag = tg <= tn;
+    fv = detail::select(af, fNext, fv);
+    gv = detail::select(ag, gNext, gv);
+    i += af ? 1u : 0u;
+    j += ag ? 1u : 0u;
+    t = tn;
+  }
+
+  // Runs the rest of the walk and returns op.finalize(accumulated value).
+  template <typename Op>
+  MPCF_HD T finish(T a, T b, const Op& op) {
+    while (both_active()) step(a, b, op);
+    // Only f has breakpoints left; g keeps its last value.
+    while (i < nf) {
+      const T tn = f[i].t;
+      acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
+      fv = f[i].v;
+      ++i;
+      t = tn;
+    }
+    // Only g has breakpoints left.
+    while (j < ng) {
+      const T tn = g[j].t;
+      acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
+      gv = g[j].v;
+      ++j;
+      t = tn;
+    }
+    // The unbounded last rectangle [t, +inf), clipped to the window.
+    const T inf = std::numeric_limits<T>::infinity();
+    acc = op.fold(acc, detail::clipped_width<true>(t, inf, a, b), op.integrand(fv, gv));
+    return op.finalize(acc);
+  }
+};
+
 // Walks f[0..nf) and g[0..ng) and returns op.finalize(accumulated value).
 // Windowed = false skips the clipping (the window must then be the whole line).
 template <bool Windowed, typename T, typename Op>
 MPCF_HD T integrate_pair(const SimplePoint<T, T>* f, std::uint32_t nf,
                          const SimplePoint<T, T>* g, std::uint32_t ng, T a, T b,
                          const Op& op) {
-  T acc = op.init();
-  T fv = T(0);
-  T gv = T(0);
-  T t = detail::min_value(f[0].t, g[0].t);
-  std::uint32_t i = 0;
-  std::uint32_t j = 0;
+  PairWalk<Windowed, T> w;
+  w.init(f, nf, g, ng, op);
+  return w.finish(a, b, op);
+}
 
-  // Both functions still have breakpoints ahead.
-  while (i < nf && j < ng) {
-    const T tf = f[i].t;
-    const T tg = g[j].t;
-    const T tn = detail::min_value(tf, tg);
-    acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
-    const bool af = tf <= tn;
-    const bool ag = tg <= tn;
-    fv = af ? f[i].v : fv;
-    gv = ag ? g[j].v : gv;
-    i += af ? 1u : 0u;
-    j += ag ? 1u : 0u;
-    t = tn;
+// K pairs (f, g[k]) walked in lockstep while all of them have both functions
+// active, then finished one by one. Same arithmetic per pair as
+// integrate_pair, so the results are bitwise identical to it.
+template <int K, bool Windowed, typename T, typename Op>
+inline void integrate_pairs_lockstep(const SimplePoint<T, T>* f, std::uint32_t nf,
+                                     const SimplePoint<T, T>* const* g, const std::uint32_t* ng,
+                                     T a, T b, const Op& op, T* out) {
+  PairWalk<Windowed, T> w[K];
+  for (int k = 0; k < K; ++k) w[k].init(f, nf, g[k], ng[k], op);
+  for (;;) {
+    bool all = true;
+    for (int k = 0; k < K; ++k) all &= w[k].both_active();
+    if (!all) break;
+    for (int k = 0; k < K; ++k) w[k].step(a, b, op);
   }
-  // Only f has breakpoints left; g keeps its last value.
-  while (i < nf) {
-    const T tn = f[i].t;
-    acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
-    fv = f[i].v;
-    ++i;
-    t = tn;
-  }
-  // Only g has breakpoints left.
-  while (j < ng) {
-    const T tn = g[j].t;
-    acc = op.fold(acc, detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
-    gv = g[j].v;
-    ++j;
-    t = tn;
-  }
-  // The unbounded last rectangle [t, +inf), clipped to the window.
-  const T inf = std::numeric_limits<T>::infinity();
-  acc = op.fold(acc, detail::clipped_width<true>(t, inf, a, b), op.integrand(fv, gv));
-  return op.finalize(acc);
+  for (int k = 0; k < K; ++k) out[k] = w[k].finish(a, b, op);
 }
 
 // Dispatches on whether the window is the whole line.
