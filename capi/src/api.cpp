@@ -87,14 +87,26 @@ mpcf_status api_entry(const char* where, Fn&& fn) noexcept {
   }
 }
 
+// The integer value of an enum received from C. C callers may pass any int;
+// in C++ a load of an enum object outside its range is undefined, so the
+// value is copied out bytewise and only compared as an int.
+template <typename E>
+int raw_enum(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int r;
+  std::memcpy(&r, &e, sizeof r);
+  return r;
+}
+
 template <typename P>
 void require(const P* ptr, const char* name) {
   if (ptr == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
 }
 
-void check_dtype(mpcf_dtype dtype) {
-  if (dtype != MPCF_FLOAT32 && dtype != MPCF_FLOAT64) {
-    throw InvalidArgument("dtype " + std::to_string(static_cast<int>(dtype)) +
+void check_dtype(const mpcf_dtype& dtype) {
+  const int d = raw_enum(dtype);
+  if (d != MPCF_FLOAT32 && d != MPCF_FLOAT64) {
+    throw InvalidArgument("dtype " + std::to_string(d) +
                           " is neither MPCF_FLOAT32 (1) nor MPCF_FLOAT64 (2)");
   }
 }
@@ -108,8 +120,8 @@ OperationSpec distance_spec(double p) {
   return OperationSpec::distance(p);
 }
 
-SymmetricLayout symmetric_layout(mpcf_layout layout, bool kernel) {
-  switch (layout) {
+SymmetricLayout symmetric_layout(const mpcf_layout& layout, bool kernel) {
+  switch (raw_enum(layout)) {
     case MPCF_LAYOUT_DENSE: return SymmetricLayout::Dense;
     case MPCF_LAYOUT_PACKED_LOWER: return SymmetricLayout::PackedLower;
     case MPCF_LAYOUT_CONDENSED:
@@ -120,7 +132,7 @@ SymmetricLayout symmetric_layout(mpcf_layout layout, bool kernel) {
       }
       return SymmetricLayout::Condensed;
   }
-  throw InvalidArgument("layout " + std::to_string(static_cast<int>(layout)) +
+  throw InvalidArgument("layout " + std::to_string(raw_enum(layout)) +
                         " is not an mpcf_layout value");
 }
 
@@ -244,7 +256,7 @@ std::unique_ptr<mpcf::Work> make_cross_work(const mpcf_pcfs* X, const mpcf_pcfs*
 }
 
 std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec,
-                                          mpcf_layout layout, void* out, std::uint64_t capacity,
+                                          const mpcf_layout& layout, void* out, std::uint64_t capacity,
                                           const mpcf_options* options) {
   require(X, "X");
   const SymmetricLayout sl = symmetric_layout(layout, spec.is_kernel());
@@ -255,16 +267,16 @@ std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec
   return std::make_unique<mpcf::Task>(std::move(work));
 }
 
-OperationSpec cross_spec(mpcf_metric metric, double p) {
-  switch (metric) {
+OperationSpec cross_spec(const mpcf_metric& metric, double p) {
+  switch (raw_enum(metric)) {
     case MPCF_METRIC_LP_DISTANCE: return distance_spec(p);
     case MPCF_METRIC_L2_KERNEL: return OperationSpec::l2_kernel();
   }
-  throw InvalidArgument("metric " + std::to_string(static_cast<int>(metric)) +
+  throw InvalidArgument("metric " + std::to_string(raw_enum(metric)) +
                         " is not an mpcf_metric value");
 }
 
-std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric,
+std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, const mpcf_metric& metric,
                                        double p, void* out, std::uint64_t capacity,
                                        const mpcf_options* options) {
   require(X, "X");
@@ -338,7 +350,7 @@ std::shared_ptr<const mpcf::PcfCollection<T>> make_collection(std::uint64_t n,
       n, offsets, static_cast<const T*>(times), static_cast<const T*>(values), stride);
 }
 
-void create_pcfs(mpcf_dtype dtype, std::uint64_t n, const std::uint64_t* offsets,
+void create_pcfs(const mpcf_dtype& dtype, std::uint64_t n, const std::uint64_t* offsets,
                  const void* times, const void* values, std::ptrdiff_t stride, mpcf_pcfs** out) {
   require(out, "out");
   check_dtype(dtype);
@@ -348,9 +360,9 @@ void create_pcfs(mpcf_dtype dtype, std::uint64_t n, const std::uint64_t* offsets
     require(values, stride == 1 ? "values" : "points");
   }
   auto handle = std::make_unique<mpcf_pcfs>();
-  handle->dtype = dtype;
+  handle->dtype = static_cast<mpcf_dtype>(raw_enum(dtype));
   handle->shape = {n};
-  if (dtype == MPCF_FLOAT32) {
+  if (handle->dtype == MPCF_FLOAT32) {
     handle->f32 = make_collection<float>(n, offsets, times, values, stride);
   } else {
     handle->f64 = make_collection<double>(n, offsets, times, values, stride);
@@ -402,7 +414,7 @@ int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
 const char* mpcf_last_error_message(void) { return t_last_error.c_str(); }
 
 const char* mpcf_status_name(mpcf_status status) {
-  switch (status) {
+  switch (raw_enum(status)) {
     case MPCF_OK: return "MPCF_OK";
     case MPCF_ERROR_INVALID_ARGUMENT: return "MPCF_ERROR_INVALID_ARGUMENT";
     case MPCF_ERROR_INVALID_PCF: return "MPCF_ERROR_INVALID_PCF";
@@ -431,7 +443,7 @@ mpcf_status mpcf_pcfs_create_interleaved(mpcf_dtype dtype, uint64_t n, const uin
   return api_entry("mpcf_pcfs_create_interleaved", [&] {
     const void* values = nullptr;
     if (points != nullptr) {
-      const std::size_t elem = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+      const std::size_t elem = raw_enum(dtype) == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
       values = static_cast<const char*>(points) + elem;
     }
     create_pcfs(dtype, n, offsets, points, values, 2, out);
@@ -524,8 +536,9 @@ void mpcf_options_destroy(mpcf_options* options) { delete options; }
 mpcf_status mpcf_options_set_backend(mpcf_options* options, mpcf_backend backend) {
   return api_entry("mpcf_options_set_backend", [&] {
     require(options, "options");
-    if (backend != MPCF_BACKEND_AUTO && backend != MPCF_BACKEND_CPU && backend != MPCF_BACKEND_CUDA) {
-      throw InvalidArgument("backend " + std::to_string(static_cast<int>(backend)) +
+    const int b = raw_enum(backend);
+    if (b != MPCF_BACKEND_AUTO && b != MPCF_BACKEND_CPU && b != MPCF_BACKEND_CUDA) {
+      throw InvalidArgument("backend " + std::to_string(b) +
                             " is not an mpcf_backend value");
     }
     options->backend = backend;

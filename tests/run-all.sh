@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian 12 machine (as root):
+#   1. installs the dependencies (packaging/install-deps.sh);
+#   2. builds with the default configuration (CUDA on when nvcc is found) and
+#      runs every ctest (GPU tests skip without a device);
+#   3. builds without CUDA under ASan + UBSan + LSan and runs the C and C++
+#      tests there.
+# Build trees go to $MPCF_TEST_DIR (default: build-tests/ in the repository).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${MPCF_TEST_DIR:-$root/build-tests}
+jobs=${MPCF_JOBS:-$(nproc)}
+
+bash "$root/packaging/install-deps.sh"
+
+echo "== default build (CUDA auto-detected) =="
+cmake -S "$root" -B "$out/default" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v python3)"
+cmake --build "$out/default" -j "$jobs"
+ctest --test-dir "$out/default" --output-on-failure -j "$jobs"
+
+echo "== sanitizer build (ASan + UBSan + LSan, CUDA off) =="
+cmake -S "$root" -B "$out/sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPCF_WITH_CUDA=OFF \
+  -DMPCF_SANITIZE=ON -DMPCF_BUILD_BENCHMARKS=OFF
+cmake --build "$out/sanitize" -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$out/sanitize" --output-on-failure -j "$jobs" -LE gpu
