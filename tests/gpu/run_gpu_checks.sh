@@ -26,7 +26,7 @@ if has build; then
 fi
 
 if has tests; then
-  ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$logs/ctest_gpu.log" || status=1
+  ctest --test-dir "$build" -L gpu -V 2>&1 | tee "$logs/ctest_gpu.log" || status=1
 fi
 
 if has sanitize; then

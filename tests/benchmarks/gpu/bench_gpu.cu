@@ -107,7 +107,7 @@ double merge_steps(const Input& in, bool kernel) {
 // ---- results for the summary ----
 
 struct Row {
-  double e2e = NAN, ours = NAN, ref = NAN, steps = 0;
+  double e2e = NAN, e2e0 = NAN, ours = NAN, ref = NAN, steps = 0;
 };
 std::map<std::string, Row>& rows() {
   static std::map<std::string, Row> r;
@@ -131,12 +131,13 @@ std::string case_name(bool kernel, bool f32, std::size_t n, MMode m) {
 // ---- benchmarks ----
 
 template <typename T>
-void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
+void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m, int device) {
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
   mpcf_options* o = nullptr;
   mpcf_options_create(&o);
   mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
+  if (device >= 0) mpcf_options_set_devices(o, 1, &device);
   const mpcf_layout layout = kernel ? MPCF_LAYOUT_PACKED_LOWER : MPCF_LAYOUT_CONDENSED;
   std::uint64_t size = 0;
   if (kernel) mpcf_l2_kernel_size(X, layout, &size); else mpcf_pdist_size(X, layout, &size);
@@ -234,6 +235,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                          (r.time_unit == benchmark::kMillisecond ? 1e6 : r.time_unit == benchmark::kMicrosecond ? 1e3 : 1.0);
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
+      if (kind == "e2e_gpu0") row.e2e0 = sec;
       if (kind == "ours") row.ours = sec;
       if (kind == "ref") row.ref = sec;
     }
@@ -246,10 +248,16 @@ void print_summary() {
   const double issueLimit = 132.0 * 128 * 1.98e9 / 12;
   std::printf("\n%-32s %10s %10s %10s %9s %9s %12s %12s %8s\n", "case", "e2e_s", "kernel_s",
               "ref_s", "ref/kern", "ref/e2e", "e2e_steps/s", "kern_steps/s", "of_limit");
+  const bool several = mpcf_cuda_device_count() >= 2;
+  if (several) std::printf("(e2e uses all %d GPUs; e2e_gpu0_s is GPU 0 alone)\n", mpcf_cuda_device_count());
   for (const auto& [name, row] : rows()) {
     std::printf("%-32s %10.4f %10.4f %10.4f %9.2f %9.2f %12.3e %12.3e %7.1f%%\n", name.c_str(),
                 row.e2e, row.ours, row.ref, row.ref / row.ours, row.ref / row.e2e,
                 row.steps / row.e2e, row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
+    if (several && !std::isnan(row.e2e0)) {
+      std::printf("%-32s e2e_gpu0_s %.4f, scaling efficiency %.1f%%\n", "", row.e2e0,
+                  100.0 * row.e2e0 / row.e2e / mpcf_cuda_device_count());
+    }
   }
 }
 
@@ -263,11 +271,16 @@ void register_all() {
           const std::string name = case_name(kernel, f32, n, m);
           rows()[name].steps = merge_steps(input(n, m), kernel);
           const int iters = n >= 20000 ? 1 : 5;
-          auto e2e = f32 ? benchmark::RegisterBenchmark(("e2e/" + name).c_str(),
-                                                        [=](benchmark::State& s) { bm_end_to_end<float>(s, kernel, n, m); })
-                         : benchmark::RegisterBenchmark(("e2e/" + name).c_str(),
-                                                        [=](benchmark::State& s) { bm_end_to_end<double>(s, kernel, n, m); });
-          e2e->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          // e2e: every GPU; e2e_gpu0 (machines with several GPUs): GPU 0 only.
+          for (int device : {-1, 0}) {
+            if (device == 0 && mpcf_cuda_device_count() < 2) continue;
+            const std::string full = (device < 0 ? "e2e/" : "e2e_gpu0/") + name;
+            auto e2e = f32 ? benchmark::RegisterBenchmark(full.c_str(),
+                                                          [=](benchmark::State& s) { bm_end_to_end<float>(s, kernel, n, m, device); })
+                           : benchmark::RegisterBenchmark(full.c_str(),
+                                                          [=](benchmark::State& s) { bm_end_to_end<double>(s, kernel, n, m, device); });
+            e2e->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          }
           for (bool ref : {false, true}) {
             const std::string full = (ref ? "ref/" : "ours/") + name;
             benchmark::internal::Benchmark* b;
@@ -291,6 +304,22 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%s\n", mpcf_build_info());
+  // Warm-up outside any timing: CUDA context and kernel modules.
+  for (int d = 0; d < mpcf_cuda_device_count(); ++d) {
+    for (bool f32 : {true, false}) {
+      const Input& in = input(300, MMode::Fixed128);
+      mpcf_pcfs* X = f32 ? handle_of<float>(in) : handle_of<double>(in);
+      mpcf_options* o = nullptr;
+      mpcf_options_create(&o);
+      mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
+      mpcf_options_set_devices(o, 1, &d);
+      std::vector<double> out(300 * 300);
+      mpcf_pdist(X, 1.0, MPCF_LAYOUT_DENSE, out.data(), out.size(), o);
+      mpcf_l2_kernel(X, MPCF_LAYOUT_DENSE, out.data(), out.size(), o);
+      mpcf_options_destroy(o);
+      mpcf_pcfs_destroy(X);
+    }
+  }
   register_all();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;

@@ -8,8 +8,8 @@
 // column, so a warp computes one row function against 32 column functions:
 // its reads of the row function hit nearby addresses, and the 32 column
 // functions are staged once per tile in shared memory (when they fit the
-// staging capacity; otherwise they are read from global memory through the
-// read-only path). Each thread computes 4 rows of its column. Indices inside
+// staging capacity; otherwise they are read from global memory, cached in
+// L1). Each thread computes 4 rows of its column. Indices inside
 // a block are 32-bit.
 #pragma once
 
