@@ -1,0 +1,89 @@
+"""mpcf: exact similarity matrices between piecewise constant functions.
+
+Python bindings of libmpcf. A piecewise constant function (PCF) is given by
+its breakpoints (t_k, v_k) -- an (m, 2) array or a list of (t, v) pairs --
+and is 0 before t_0, v_k on [t_k, t_{k+1}) and v_{m-1} after the last
+breakpoint. mpcf computes, exactly and in parallel (CPU threads or CUDA
+GPUs), Lp distance matrices (:func:`pdist`, :func:`cdist`), L2 kernel
+matrices (:func:`l2_kernel`) and norms (:func:`lp_norm`), NumPy in, NumPy out.
+
+>>> import mpcf
+>>> X = [[(0, 3), (1, 0)], [(0, 1), (2, 0)], [(0, 10), (2, 5), (3, 0)]]
+>>> D = mpcf.pdist(X)                 # SciPy's condensed order
+>>> D
+array([ 3., 22., 23.])
+>>> from scipy.spatial.distance import squareform
+>>> float(squareform(D)[2, 1])
+23.0
+"""
+
+from ._errors import (
+    BufferTooSmallError,
+    CancelledError,
+    CudaError,
+    CudaUnavailableError,
+    DtypeMismatchError,
+    Error,
+    InternalError,
+    InvalidArgumentError,
+    InvalidPcfError,
+    OutOfMemoryError,
+)
+from ._lib import swig as _swig
+from ._collection import PcfCollection
+from ._ops import (
+    build_info,
+    cdist,
+    cuda_device_count,
+    has_cuda,
+    l2_inner_product,
+    l2_kernel,
+    lp_distance,
+    lp_norm,
+    pdist,
+)
+
+# Public classes show (and pickle) as mpcf.X rather than mpcf._module.X.
+for _cls in (
+    PcfCollection,
+    Error,
+    InvalidArgumentError,
+    InvalidPcfError,
+    BufferTooSmallError,
+    DtypeMismatchError,
+    OutOfMemoryError,
+    CudaUnavailableError,
+    CudaError,
+    CancelledError,
+    InternalError,
+):
+    _cls.__module__ = __name__
+del _cls
+
+#: Version of the loaded libmpcf ("MAJOR.MINOR.PATCH"); checked at import
+#: against the version of mpcf.h this package was built with.
+__version__: str = _swig.mpcf_version_string()
+
+__all__ = [
+    "PcfCollection",
+    "pdist",
+    "cdist",
+    "l2_kernel",
+    "lp_distance",
+    "l2_inner_product",
+    "lp_norm",
+    "build_info",
+    "has_cuda",
+    "cuda_device_count",
+    "Error",
+    "InvalidArgumentError",
+    "InvalidPcfError",
+    "BufferTooSmallError",
+    "DtypeMismatchError",
+    "OutOfMemoryError",
+    "CudaUnavailableError",
+    "CudaError",
+    "CancelledError",
+    "InternalError",
+    "__version__",
+]

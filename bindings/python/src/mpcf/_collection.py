@@ -1,0 +1,466 @@
+"""PCF collections: NumPy arrays and nested lists into validated libmpcf
+handles."""
+
+from __future__ import annotations
+
+import numbers
+import re
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _errors
+from ._lib import address, check, swig
+
+DTypeLike = Union[None, str, type, np.dtype]
+
+_C_DTYPES = {np.dtype(np.float32): swig.MPCF_FLOAT32, np.dtype(np.float64): swig.MPCF_FLOAT64}
+_MAX_NDIM = 32
+
+
+def _float_dtype(dtype: DTypeLike, what: str = "dtype") -> Optional[np.dtype]:
+    """None, or dtype as np.float32 / np.float64; anything else is a TypeError."""
+    if dtype is None:
+        return None
+    try:
+        d = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{what} must be float32 or float64, not {dtype!r}") from exc
+    if d not in _C_DTYPES:
+        raise TypeError(f"{what} must be float32 or float64, not {d}")
+    return d
+
+
+def _format_index(index: Tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(i) for i in index) + (",)" if len(index) == 1 else ")")
+
+
+class PcfCollection:
+    """An immutable, validated tensor of piecewise constant functions (PCFs).
+
+    A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
+    increasing times t_k and finite values v_k:
+    f(t) = 0 for t < t_0, f(t) = v_k on [t_k, t_{k+1}), and f(t) = v_{m-1}
+    for t >= t_{m-1}. One PCF is written as an (m, 2) array whose rows are
+    (t_k, v_k), or as a list of (t, v) pairs.
+
+    A collection holds PCFs of one dtype (float32 or float64) arranged in a
+    tensor ``shape`` (row-major). It accepts:
+
+    * a list (or tuple) of PCFs: shape ``(n,)``;
+    * nested lists of PCFs: the nesting gives the shape, e.g. a list of 2
+      lists of 3 PCFs has shape ``(2, 3)``; the nesting must be regular;
+    * one PCF: shape ``()``;
+    * an array of shape ``(*shape, m, 2)``: PCFs that all have m breakpoints
+      (used without a copy when it is C-contiguous with the right dtype);
+    * CSR arrays, through :meth:`from_csr`.
+
+    The data is validated once, here, and copied into the library; the
+    arrays may change afterwards without affecting the collection.
+
+    Dtypes are never mixed silently: NumPy arrays must be float32 or float64
+    and all of one dtype, unless ``dtype`` asks for a conversion. Plain
+    Python numbers take ``dtype`` (default float64).
+
+    Parameters
+    ----------
+    data : PCF, nested lists of PCFs, or array of shape (..., m, 2)
+    dtype : float32, float64 or None
+        Convert the data to this dtype; None keeps the arrays' own dtype.
+
+    Raises
+    ------
+    TypeError
+        Arrays that are not float32/float64 (without ``dtype``), arrays of
+        both float32 and float64 (without ``dtype``), non-numeric data.
+    ValueError
+        A PCF that is not an (m, 2) array, irregular nesting, and (as
+        :class:`mpcf.InvalidPcfError`) a PCF with no breakpoints, times not
+        strictly increasing, NaN or infinite times or values; the message
+        names the function and the breakpoint.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> f = [(0.0, 3.0), (1.0, 0.0)]          # 3 on [0, 1), then 0
+    >>> g = [(0.0, 1.0), (2.0, 0.0)]          # 1 on [0, 2), then 0
+    >>> X = mpcf.PcfCollection([f, g])
+    >>> X.shape, X.dtype, X.total_breakpoints
+    ((2,), dtype('float64'), 4)
+    >>> mpcf.PcfCollection([[f, g, f], [g, f, g]], dtype="float32").shape
+    (2, 3)
+    """
+
+    __slots__ = ("_handle", "_shape", "_dtype", "_total", "__weakref__")
+
+    def __init__(self, data: Any, dtype: DTypeLike = None) -> None:
+        other = as_collection(data, dtype)
+        self._handle = other._handle
+        self._shape = other._shape
+        self._dtype = other._dtype
+        self._total = other._total
+
+    @classmethod
+    def _wrap(cls, handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> "PcfCollection":
+        self = cls.__new__(cls)
+        self._handle = handle
+        self._shape = shape
+        self._dtype = dtype
+        self._total = int(check(swig.mpcf_pcfs_total_breakpoints(handle)))
+        return self
+
+    @classmethod
+    def from_csr(
+        cls,
+        offsets: Any,
+        times: Any,
+        values: Any,
+        shape: Optional[Sequence[int]] = None,
+        dtype: DTypeLike = None,
+    ) -> "PcfCollection":
+        """Builds a collection from CSR arrays.
+
+        Function i has the breakpoints ``times[offsets[i]:offsets[i+1]]``,
+        ``values[offsets[i]:offsets[i+1]]``; so ``offsets`` has n + 1
+        non-decreasing entries starting at 0 and ``times`` and ``values``
+        have ``offsets[n]`` entries each.
+
+        Parameters
+        ----------
+        offsets : 1-D array of integers
+            Used without a copy when it is contiguous uint64.
+        times, values : 1-D float32 or float64 arrays of one dtype
+            Used without a copy when contiguous (any stride is accepted).
+        shape : sequence of int, optional
+            Tensor shape whose product is n (default ``(n,)``).
+        dtype : float32, float64 or None
+            Convert times and values to this dtype.
+
+        Raises
+        ------
+        TypeError
+            Non-integer offsets, times/values not float32/float64 or of two
+            dtypes (without ``dtype``).
+        ValueError
+            Arrays that are not 1-D, lengths that do not match
+            ``offsets[-1]``, negative or decreasing offsets, a ``shape``
+            whose product is not n, invalid PCFs (:class:`mpcf.InvalidPcfError`).
+
+        Examples
+        --------
+        >>> import numpy as np, mpcf
+        >>> X = mpcf.PcfCollection.from_csr(
+        ...     offsets=np.array([0, 2, 4], dtype=np.uint64),
+        ...     times=np.array([0.0, 1.0, 0.0, 2.0]),
+        ...     values=np.array([3.0, 0.0, 1.0, 0.0]))
+        >>> float(mpcf.pdist(X)[0])
+        3.0
+        """
+        target = _float_dtype(dtype)
+        off = np.asarray(offsets)
+        if off.dtype.kind not in "iu":
+            raise TypeError(f"offsets must be an array of integers, not {off.dtype}")
+        if off.ndim != 1 or off.shape[0] < 1:
+            raise ValueError(
+                f"offsets must be a 1-D array of n + 1 >= 1 entries, not of shape {off.shape}"
+            )
+        if off.dtype.kind == "i" and off.size and int(off.min()) < 0:
+            k = int(np.argmax(off < 0))
+            raise ValueError(f"offsets[{k}] = {int(off[k])} is negative")
+        off = np.ascontiguousarray(off, dtype=np.uint64)
+        n = off.shape[0] - 1
+
+        arrays = []
+        for name, a in (("times", times), ("values", values)):
+            arr = np.asarray(a)
+            if arr.ndim != 1:
+                raise ValueError(f"{name} must be a 1-D array, not of shape {arr.shape}")
+            if target is None and arr.dtype not in _C_DTYPES:
+                raise TypeError(
+                    f"{name} has dtype {arr.dtype}; libmpcf computes in float32 or float64 "
+                    "(convert it, or pass dtype=)"
+                )
+            if target is not None and arr.dtype.kind not in "iuf":
+                raise TypeError(f"{name} has dtype {arr.dtype}, which cannot be read as numbers")
+            arrays.append(arr)
+        t, v = arrays
+        if target is None:
+            if t.dtype != v.dtype:
+                raise TypeError(
+                    f"times is {t.dtype} but values is {v.dtype}; they must share one dtype "
+                    "(or pass dtype=)"
+                )
+            target = t.dtype
+        total = int(off[-1])
+        for name, arr in (("times", t), ("values", v)):
+            if arr.shape[0] != total:
+                raise ValueError(
+                    f"{name} has {arr.shape[0]} entries but offsets[{n}] = {total} says there "
+                    f"are {total} breakpoints"
+                )
+        t = np.ascontiguousarray(t, dtype=target)
+        v = np.ascontiguousarray(v, dtype=target)
+        handle = check(
+            swig.mpcf_pcfs_create(
+                _C_DTYPES[target],
+                n,
+                address(off),
+                address(t) if total else None,
+                address(v) if total else None,
+            )
+        )
+        out_shape = (n,) if shape is None else _shape_tuple(shape)
+        return _finish(handle, out_shape, target)
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The tensor shape (``()`` for a single PCF)."""
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of tensor dimensions."""
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Number of PCFs (the product of the shape)."""
+        return int(np.prod(self._shape, dtype=np.int64)) if self._shape else 1
+
+    @property
+    def dtype(self) -> np.dtype:
+        """float32 or float64; results of computations have this dtype."""
+        return self._dtype
+
+    @property
+    def total_breakpoints(self) -> int:
+        """Breakpoints over all PCFs."""
+        return self._total
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a single PCF (a collection of shape ())")
+        return self._shape[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"PcfCollection(shape={self._shape}, dtype={self._dtype.name}, "
+            f"total_breakpoints={self._total})"
+        )
+
+
+def _shape_tuple(shape: Any) -> Tuple[int, ...]:
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError as exc:
+        raise TypeError(f"shape must be a sequence of integers, not {shape!r}") from exc
+    for k, d in enumerate(dims):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"shape[{k}] must be an integer, not {d!r}")
+        if int(d) < 0:
+            raise ValueError(f"shape[{k}] = {int(d)} is negative")
+    return tuple(int(d) for d in dims)
+
+
+_PCF_INDEX = re.compile(r"\bPCF (\d+)\b")
+
+
+def _create(dtype: np.dtype, points: np.ndarray, offsets: np.ndarray, shape: Tuple[int, ...]):
+    """Creates the handle from interleaved points; names the tensor index of
+    an invalid PCF when the shape has more than one dimension."""
+    n = offsets.shape[0] - 1
+    try:
+        return check(
+            swig.mpcf_pcfs_create_interleaved(
+                _C_DTYPES[dtype], n, address(offsets), address(points) if points.size else None
+            )
+        )
+    except _errors.InvalidPcfError as exc:
+        match = _PCF_INDEX.search(str(exc))
+        if match is None or len(shape) <= 1 or int(match.group(1)) >= n:
+            raise
+        index = np.unravel_index(int(match.group(1)), shape)
+        where = _format_index(tuple(int(i) for i in index))
+        raise type(exc)(
+            f"{exc} (PCF {match.group(1)} is the function at index {where} of the input)",
+            exc.status,
+            exc.status_name,
+        ) from None
+
+
+def _finish(handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> PcfCollection:
+    if len(shape) > _MAX_NDIM:
+        raise ValueError(f"shape {shape} has {len(shape)} dimensions; at most {_MAX_NDIM} are supported")
+    if shape:
+        dims = np.asarray(shape, dtype=np.uint64)
+        check(swig.mpcf_pcfs_reshape(handle, len(shape), address(dims)))
+    else:
+        count = int(check(swig.mpcf_pcfs_count(handle)))
+        if count != 1:
+            raise ValueError(f"shape () holds 1 function but the collection has {count}")
+    return PcfCollection._wrap(handle, shape, dtype)
+
+
+def _from_array(arr: np.ndarray, target: Optional[np.dtype]) -> PcfCollection:
+    """An array of shape (*shape, m, 2): used in place when possible."""
+    if arr.ndim < 2 or arr.shape[-1] != 2:
+        raise ValueError(
+            f"an array of PCFs must have shape (..., m, 2) (rows of (t, v)), not {arr.shape}"
+        )
+    if target is None:
+        if arr.dtype not in _C_DTYPES:
+            raise TypeError(
+                f"the array has dtype {arr.dtype}; libmpcf computes in float32 or float64 "
+                "(convert it, or pass dtype=)"
+            )
+        target = arr.dtype
+    elif arr.dtype.kind not in "iuf":
+        raise TypeError(f"the array has dtype {arr.dtype}, which cannot be read as numbers")
+    points = np.ascontiguousarray(arr, dtype=target)
+    shape = tuple(int(d) for d in arr.shape[:-2])
+    n = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    m = int(arr.shape[-2])
+    offsets = np.arange(n + 1, dtype=np.uint64) * np.uint64(m)
+    handle = _create(target, points, offsets, shape)
+    return _finish(handle, shape, target)
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (numbers.Number, np.generic))
+
+
+def _is_point(x: Any) -> bool:
+    """A (t, v) pair: a length-2 list/tuple of numbers or a 1-D array of 2."""
+    if isinstance(x, np.ndarray):
+        return x.ndim == 1 and x.shape[0] == 2
+    return isinstance(x, (list, tuple)) and len(x) == 2 and _is_scalar(x[0]) and _is_scalar(x[1])
+
+
+def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], Any]]) -> Tuple[int, ...]:
+    """Collects the PCFs of nested lists in row-major order and returns the
+    shape below `index`."""
+    if isinstance(obj, PcfCollection):
+        raise TypeError(
+            f"the element at index {_format_index(index)} is a PcfCollection; nested inputs "
+            "must be arrays or lists of (t, v) pairs"
+        )
+    if isinstance(obj, np.ndarray) and obj.dtype != object:
+        if obj.ndim == 2:
+            leaves.append((index, obj))
+            return ()
+        if obj.ndim > 2:
+            sub = tuple(int(d) for d in obj.shape[:-2])
+            for idx in np.ndindex(*sub):
+                leaves.append((index + idx, obj[idx]))
+            return sub
+        raise ValueError(
+            f"the element at index {_format_index(index)} is an array of shape {obj.shape}; "
+            "a PCF is an (m, 2) array of (t, v) rows"
+        )
+    if isinstance(obj, np.ndarray):  # object array: nested like lists
+        obj = list(obj) if obj.ndim else [obj.item()]
+    if not isinstance(obj, (list, tuple)):
+        raise TypeError(
+            f"the element at index {_format_index(index)} is a {type(obj).__name__}; expected a "
+            "PCF ((m, 2) array or list of (t, v) pairs) or a list of PCFs"
+        )
+    if obj and _is_point(obj[0]):
+        leaves.append((index, obj))
+        return ()
+    shapes = []
+    for k, child in enumerate(obj):
+        shapes.append(_walk(child, index + (k,), leaves))
+    if shapes and any(s != shapes[0] for s in shapes):
+        k = next(k for k, s in enumerate(shapes) if s != shapes[0])
+        raise ValueError(
+            f"irregular nesting: the element at index {_format_index(index + (0,))} has shape "
+            f"{shapes[0]} but the one at {_format_index(index + (k,))} has shape {shapes[k]}"
+        )
+    return (len(obj),) + (shapes[0] if shapes else ())
+
+
+def _leaf_array(leaf: Any, index: Tuple[int, ...], target: Optional[np.dtype]) -> Tuple[np.ndarray, bool]:
+    """One PCF as an (m, 2) array and whether its dtype came from a NumPy
+    array (typed) or from plain Python numbers."""
+    where = _format_index(index)
+    typed = isinstance(leaf, np.ndarray)
+    try:
+        arr = np.asarray(leaf)
+    except ValueError as exc:
+        raise ValueError(f"the PCF at index {where} is not a regular list of (t, v) pairs: {exc}") from None
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(
+            f"the PCF at index {where} has shape {arr.shape}; a PCF is an (m, 2) array of (t, v) rows"
+        )
+    if typed:
+        if target is None and arr.dtype not in _C_DTYPES:
+            raise TypeError(
+                f"the PCF at index {where} has dtype {arr.dtype}; libmpcf computes in float32 or "
+                "float64 (convert it, or pass dtype=)"
+            )
+        if arr.dtype.kind not in "iuf":
+            raise TypeError(f"the PCF at index {where} has dtype {arr.dtype}, which cannot be read as numbers")
+    elif arr.dtype.kind not in "iuf":
+        raise TypeError(f"the PCF at index {where} holds non-numeric data ({arr.dtype})")
+    return arr, typed
+
+
+def _from_nested(data: Any, target: Optional[np.dtype], default: np.dtype) -> PcfCollection:
+    leaves: List[Tuple[Tuple[int, ...], Any]] = []
+    shape = _walk(data, (), leaves)
+    arrays = []
+    typed_dtypes = {}
+    for index, leaf in leaves:
+        arr, typed = _leaf_array(leaf, index, target)
+        if typed and target is None:
+            typed_dtypes.setdefault(arr.dtype, index)
+        arrays.append(arr)
+    if target is None:
+        if len(typed_dtypes) > 1:
+            (d1, i1), (d2, i2) = list(typed_dtypes.items())[:2]
+            raise TypeError(
+                f"the input mixes {d1} (the PCF at index {_format_index(i1)}) and {d2} (the PCF at "
+                f"index {_format_index(i2)}); convert the arrays or pass dtype="
+            )
+        target = next(iter(typed_dtypes)) if typed_dtypes else default
+    counts = np.fromiter((a.shape[0] for a in arrays), dtype=np.uint64, count=len(arrays))
+    offsets = np.zeros(len(arrays) + 1, dtype=np.uint64)
+    np.cumsum(counts, out=offsets[1:])
+    points = np.empty((int(offsets[-1]), 2), dtype=target)
+    for k, arr in enumerate(arrays):
+        points[int(offsets[k]) : int(offsets[k + 1])] = arr
+    handle = _create(target, points, offsets, shape)
+    return _finish(handle, shape, target)
+
+
+def as_collection(data: Any, dtype: DTypeLike = None, default_dtype: DTypeLike = np.float64) -> PcfCollection:
+    """`data` as a PcfCollection (returned as is when it already is one).
+
+    Plain Python numbers take `dtype`, else `default_dtype`; NumPy arrays
+    keep their dtype unless `dtype` is given."""
+    target = _float_dtype(dtype)
+    if isinstance(data, PcfCollection):
+        if target is not None and target != data.dtype:
+            raise TypeError(
+                f"the collection has dtype {data.dtype} but dtype={target} was requested; "
+                "collections are not converted silently (build a new one)"
+            )
+        return data
+    if isinstance(data, np.ndarray) and data.dtype != object:
+        return _from_array(data, target)
+    default = _float_dtype(default_dtype, "default_dtype")
+    assert default is not None
+    return _from_nested(data, target, default)
+
+
+def single_pcf(data: Any, name: str, default_dtype: DTypeLike = np.float64) -> PcfCollection:
+    """One PCF as a collection of size 1 (for lp_distance and friends)."""
+    c = as_collection(data, None, default_dtype)
+    if c.size != 1:
+        raise ValueError(
+            f"{name} must be a single PCF ((m, 2) array or list of (t, v) pairs), not a collection "
+            f"of shape {c.shape}"
+        )
+    return c

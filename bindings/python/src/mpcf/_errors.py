@@ -1,0 +1,87 @@
+"""Exceptions raised for libmpcf status codes.
+
+Every C status but ``MPCF_OK`` becomes an :class:`Error` subclass that also
+derives from the built-in exception a Python user would expect, so
+``except ValueError`` catches bad input and ``except MemoryError`` catches an
+allocation failure. The message is the library's own sentence naming the
+argument and the offending index or value.
+"""
+
+from __future__ import annotations
+
+
+class Error(Exception):
+    """Base class of the errors libmpcf reports.
+
+    Attributes
+    ----------
+    status : int
+        The C status code (``mpcf_status``).
+    status_name : str
+        Its C name, e.g. ``"MPCF_ERROR_INVALID_PCF"``.
+    """
+
+    status: int = -1
+    status_name: str = ""
+
+    def __init__(self, message: str, status: int = -1, status_name: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.status_name = status_name
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.status, self.status_name))
+
+
+class InvalidArgumentError(Error, ValueError):
+    """A bad argument: p < 1 or NaN, a bad window, an unknown option value,
+    a shape that does not match the number of functions, bad CSR offsets."""
+
+
+class InvalidPcfError(Error, ValueError):
+    """PCF data breaking the rules: no breakpoints, times not strictly
+    increasing, NaN or infinite times or values. The message names the
+    function and the breakpoint."""
+
+
+class BufferTooSmallError(Error, ValueError):
+    """An output buffer smaller than the result (a bug in the caller)."""
+
+
+class DtypeMismatchError(Error, TypeError, ValueError):
+    """Two collections of different dtypes (float32 and float64) combined."""
+
+
+class OutOfMemoryError(Error, MemoryError):
+    """Host or device memory could not be allocated."""
+
+
+class CudaUnavailableError(Error, RuntimeError):
+    """The CUDA backend was requested but this libmpcf has no CUDA support,
+    no usable device is present, or a listed device does not exist."""
+
+
+class CudaError(Error, RuntimeError):
+    """A CUDA call failed while computing."""
+
+
+class CancelledError(Error, RuntimeError):
+    """The computation was cancelled."""
+
+
+class InternalError(Error, RuntimeError):
+    """An internal consistency check of libmpcf failed (a bug)."""
+
+
+__all__ = [
+    "Error",
+    "InvalidArgumentError",
+    "InvalidPcfError",
+    "BufferTooSmallError",
+    "DtypeMismatchError",
+    "OutOfMemoryError",
+    "CudaUnavailableError",
+    "CudaError",
+    "CancelledError",
+    "InternalError",
+]

@@ -1,0 +1,149 @@
+"""The bridge to libmpcf: loads the SWIG module, checks the library version,
+turns status codes into exceptions and builds option handles."""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import Any, Iterable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _errors
+
+try:
+    from . import swigmpcf as _swig
+except ImportError as exc:  # pragma: no cover - depends on how mpcf was installed
+    raise ImportError(
+        "mpcf: the compiled module mpcf.swigmpcf (or the libmpcf.so it needs) could not be "
+        f"loaded from {os.path.dirname(os.path.abspath(__file__))}: {exc}. Install the package "
+        "with `pip install bindings/python`, or build it with CMake and put "
+        "<build>/bindings/python on PYTHONPATH."
+    ) from exc
+
+swig = _swig
+
+# The version of mpcf.h this package was compiled against.
+HEADER_VERSION = (_swig.MPCF_VERSION_MAJOR, _swig.MPCF_VERSION_MINOR, _swig.MPCF_VERSION_PATCH)
+
+
+def check_library_version(loaded: int, header: Tuple[int, int, int], loaded_text: str) -> None:
+    """Raises ImportError unless the loaded library (encoded MAJOR*10000 +
+    MINOR*100 + PATCH) can serve a package built against `header`: the same
+    major version and at least the header's minor.patch."""
+    major, minor, patch = header
+    wanted = major * 10000 + minor * 100 + patch
+    if loaded // 10000 != major or loaded < wanted:
+        raise ImportError(
+            f"mpcf: the loaded libmpcf is version {loaded_text} but this package was built for "
+            f"libmpcf {major}.{minor}.{patch}; it needs major version {major} and at least "
+            f"{major}.{minor}.{patch}. Reinstall the package, or point the library search path "
+            "at a matching libmpcf."
+        )
+
+
+check_library_version(_swig.mpcf_version(), HEADER_VERSION, _swig.mpcf_version_string())
+
+_ERRORS = {
+    _swig.MPCF_ERROR_INVALID_ARGUMENT: _errors.InvalidArgumentError,
+    _swig.MPCF_ERROR_INVALID_PCF: _errors.InvalidPcfError,
+    _swig.MPCF_ERROR_BUFFER_TOO_SMALL: _errors.BufferTooSmallError,
+    _swig.MPCF_ERROR_DTYPE_MISMATCH: _errors.DtypeMismatchError,
+    _swig.MPCF_ERROR_OUT_OF_MEMORY: _errors.OutOfMemoryError,
+    _swig.MPCF_ERROR_CUDA_UNAVAILABLE: _errors.CudaUnavailableError,
+    _swig.MPCF_ERROR_CUDA: _errors.CudaError,
+    _swig.MPCF_ERROR_CANCELLED: _errors.CancelledError,
+    _swig.MPCF_ERROR_INTERNAL: _errors.InternalError,
+}
+
+
+def error_for(status: int) -> _errors.Error:
+    """The exception for a failed call; reads this thread's last message, so
+    call it right after the failing C call."""
+    cls = _ERRORS.get(status, _errors.InternalError)
+    message = _swig.mpcf_last_error_message() or f"libmpcf call failed with status {status}"
+    return cls(message, status, _swig.mpcf_status_name(status))
+
+
+def check(result: Any) -> Any:
+    """Takes what a wrapped call returned (a status, or [status, outputs...]),
+    raises on failure and returns the outputs (one value, a tuple, or None)."""
+    if isinstance(result, (list, tuple)):
+        status, outputs = result[0], tuple(result[1:])
+    else:
+        status, outputs = result, ()
+    if status != _swig.MPCF_OK:
+        raise error_for(status)
+    if not outputs:
+        return None
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def address(array: np.ndarray) -> int:
+    """Address of a C-contiguous array's first element."""
+    return int(array.ctypes.data)
+
+
+_BACKENDS = {
+    "auto": _swig.MPCF_BACKEND_AUTO,
+    "cpu": _swig.MPCF_BACKEND_CPU,
+    "cuda": _swig.MPCF_BACKEND_CUDA,
+}
+
+
+def _real(value: Any, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number, not {type(value).__name__}")
+    return float(value)
+
+
+def exponent(p: Any) -> float:
+    """p as a float (validated further by the library: p >= 1 or inf)."""
+    return _real(p, "p")
+
+
+def make_options(
+    window: Optional[Sequence[float]] = None,
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+) -> Any:
+    """An mpcf_options handle for the keyword arguments the public functions
+    share. Raises TypeError / ValueError for bad values."""
+    options = check(_swig.mpcf_options_create())
+
+    if not isinstance(backend, str) or backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda', not {backend!r}")
+    check(_swig.mpcf_options_set_backend(options, _BACKENDS[backend]))
+
+    if threads is not None:
+        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral):
+            raise TypeError(f"threads must be an integer or None, not {type(threads).__name__}")
+        if not -(2**31) <= int(threads) < 2**31:
+            raise ValueError(f"threads = {int(threads)} is outside 0..4096 (0 means all hardware threads)")
+        check(_swig.mpcf_options_set_threads(options, int(threads)))
+
+    if window is not None:
+        if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+            raise ValueError(f"window must be a pair (a, b) or None, not {window!r}")
+        a = _real(window[0], "window[0]")
+        b = _real(window[1], "window[1]")
+        check(_swig.mpcf_options_set_window(options, a, b))
+
+    if devices is not None:
+        if isinstance(devices, (numbers.Integral, str, bytes)):
+            raise TypeError("devices must be a sequence of CUDA device ids or None")
+        ids = []
+        for k, d in enumerate(devices):
+            if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
+                raise TypeError(f"devices[{k}] must be an integer device id, not {type(d).__name__}")
+            if not -(2**31) <= int(d) < 2**31:
+                raise ValueError(f"devices[{k}] = {int(d)} is not a valid device id")
+            ids.append(int(d))
+        if not ids:
+            raise ValueError("devices is empty; pass None to use all CUDA devices")
+        id_array = np.asarray(ids, dtype=np.intc)
+        check(_swig.mpcf_options_set_devices(options, len(ids), address(id_array)))
+
+    return options
+

@@ -1,0 +1,449 @@
+"""Distances and kernels between PCF collections.
+
+Each matrix operation allocates its NumPy result once and lets libmpcf write
+into it directly. The computation runs as a libmpcf task; this module polls
+it every 0.1 s with the GIL released, so other Python threads keep running,
+a progress bar can be drawn and Ctrl-C (KeyboardInterrupt) cancels the task.
+The task is always finished (cancelled and waited for) before the result
+buffer can be released.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from . import _lib
+from ._collection import as_collection, single_pcf
+from ._lib import address, check, exponent, make_options, swig
+from ._progress import make_bar
+
+PcfsLike = Any  # a PcfCollection or anything PcfCollection() accepts
+
+_POLL_SECONDS = 0.1
+
+_PDIST_LAYOUTS = {
+    "condensed": swig.MPCF_LAYOUT_CONDENSED,
+    "square": swig.MPCF_LAYOUT_DENSE,
+    "packed_lower": swig.MPCF_LAYOUT_PACKED_LOWER,
+}
+_KERNEL_LAYOUTS = {
+    "square": swig.MPCF_LAYOUT_DENSE,
+    "packed_lower": swig.MPCF_LAYOUT_PACKED_LOWER,
+}
+
+
+def _layout(layout: Any, allowed: dict) -> int:
+    if not isinstance(layout, str) or layout not in allowed:
+        names = ", ".join(repr(k) for k in allowed)
+        raise ValueError(f"layout must be one of {names}, not {layout!r}")
+    return allowed[layout]
+
+
+def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
+    """Starts a task with `start()` and polls it to the end.
+
+    The caller keeps the output array referenced for the whole call. On any
+    exception (KeyboardInterrupt included) the task is cancelled and waited
+    for before the exception propagates, so nothing writes into the output
+    after this returns or raises. Should an exception arrive between the C
+    call and the assignment below, the dropped task object itself cancels
+    and waits for the task (its destructor), still while the caller's output
+    is alive.
+    """
+    bar = make_bar(progress, desc)
+    task = None
+    try:
+        task = check(start())
+        while True:
+            status = swig.mpcf_task_wait(task, _POLL_SECONDS)
+            if status != swig.MPCF_RUNNING:
+                break
+            if bar is not None:
+                bar.update(*check(swig.mpcf_task_progress(task)))
+        if status != swig.MPCF_OK:
+            raise _lib.error_for(status)
+        if bar is not None:
+            bar.update(*check(swig.mpcf_task_progress(task)))
+    except BaseException:
+        if task is not None:
+            swig.mpcf_task_cancel(task)
+            swig.mpcf_task_wait(task, -1.0)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def pdist(
+    X: PcfsLike,
+    p: float = 1,
+    *,
+    window: Optional[Sequence[float]] = None,
+    layout: str = "condensed",
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+    progress: bool = False,
+) -> np.ndarray:
+    r"""Lp distances between all pairs of PCFs of X.
+
+    .. math::
+
+        d_p(f, g) = \Big(\int_a^b |f(t) - g(t)|^p \, dt\Big)^{1/p},
+        \qquad d_\infty(f, g) = \sup_{a \le t < b} |f(t) - g(t)|
+
+    over the window [a, b) (default the whole real line). A piece where
+    f - g is exactly 0 contributes exactly 0, however long; a non-zero
+    difference on an unbounded piece gives ``inf``.
+
+    Parameters
+    ----------
+    X : PcfCollection or anything it accepts (list of (m, 2) arrays, ...)
+        n PCFs (a tensor shape is flattened row-major).
+    p : float
+        p >= 1, or ``numpy.inf`` for the supremum distance.
+    window : (a, b), optional
+        Integrate over [a, b) only; a < b, a may be -inf, b may be inf. For
+        float32 data a and b are rounded to float32.
+    layout : {"condensed", "square", "packed_lower"}
+        "condensed": SciPy's condensed vector of the n(n-1)/2 pairs (0,1),
+        (0,2), ..., (1,2), ... (``scipy.spatial.distance.squareform``
+        turns it into the square matrix); "square": the symmetric n x n
+        matrix with zero diagonal; "packed_lower": the lower triangle,
+        entry (i, j), i > j, at i(i-1)/2 + j.
+    backend : {"auto", "cpu", "cuda"}
+        "auto" uses CUDA when libmpcf has it, a device is present and the
+        problem is large; "cuda" fails when CUDA is unavailable.
+    threads : int, optional
+        CPU worker threads (None or 0: all hardware threads).
+    devices : sequence of int, optional
+        CUDA device ids to use (None: all).
+    progress : bool
+        Show a progress bar (tqdm if installed, else a text bar on stderr).
+
+    Returns
+    -------
+    numpy.ndarray
+        Of X's dtype, shape (n(n-1)/2,) or (n, n); written in place by libmpcf.
+
+    Raises
+    ------
+    ValueError
+        p < 1 or NaN, a bad window, layout, backend or thread count (as
+        :class:`mpcf.InvalidArgumentError` when libmpcf reports it), invalid
+        PCFs (:class:`mpcf.InvalidPcfError`).
+    TypeError
+        Input that is not float32/float64 PCF data, p not a number.
+    mpcf.CudaUnavailableError
+        backend="cuda" without CUDA, or a listed device that does not exist.
+    MemoryError
+        The result or the working memory could not be allocated.
+    KeyboardInterrupt
+        Ctrl-C: the computation is cancelled.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> f = [(0, 3), (1, 0)]               # 3 on [0, 1), 0 after
+    >>> g = [(0, 1), (2, 0)]               # 1 on [0, 2), 0 after
+    >>> h = [(0, 10), (2, 5), (3, 0)]
+    >>> mpcf.pdist([f, g, h])              # pairs (f,g), (f,h), (g,h)
+    array([ 3., 22., 23.])
+    >>> mpcf.pdist([f, g], p=float("inf"), layout="square")
+    array([[0., 2.],
+           [2., 0.]])
+    >>> mpcf.pdist([f, g], window=(0, 1))
+    array([2.])
+    """
+    X = as_collection(X)
+    p = exponent(p)
+    c_layout = _layout(layout, _PDIST_LAYOUTS)
+    options = make_options(window, backend, threads, devices)
+    size = check(swig.mpcf_pdist_size(X._handle, c_layout))
+    out = np.empty(size, dtype=X.dtype)
+    _run_task(
+        lambda: swig.mpcf_pdist_start(X._handle, p, c_layout, address(out), size, options),
+        progress,
+        "pdist",
+    )
+    if layout == "square":
+        return out.reshape(X.size, X.size)
+    return out
+
+
+def cdist(
+    X: PcfsLike,
+    Y: PcfsLike,
+    p: float = 1,
+    *,
+    window: Optional[Sequence[float]] = None,
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+    progress: bool = False,
+) -> np.ndarray:
+    r"""Lp distances between every PCF of X and every PCF of Y.
+
+    ``out[i..., j...] = d_p(X[i...], Y[j...])`` with d_p as in
+    :func:`pdist`: (integral over [a, b) of |f - g|^p)^(1/p), or the
+    supremum of |f - g| for p = inf.
+
+    Parameters
+    ----------
+    X, Y : PcfCollection or anything it accepts, of any tensor shape
+        Both of one dtype; plain Python numbers in Y take X's dtype.
+    p, window, backend, threads, devices, progress
+        As in :func:`pdist`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``X.shape + Y.shape``, X's dtype, written in place by libmpcf.
+
+    Raises
+    ------
+    mpcf.DtypeMismatchError
+        X and Y have different dtypes (a TypeError and a ValueError).
+    ValueError, TypeError, mpcf.CudaUnavailableError, MemoryError, KeyboardInterrupt
+        As in :func:`pdist`.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> f = [(0, 3), (1, 0)]
+    >>> g = [(0, 1), (2, 0)]
+    >>> D = mpcf.cdist([f, g], [[f], [g], [f]])
+    >>> D.shape
+    (2, 3, 1)
+    >>> D[:, :, 0]
+    array([[0., 3., 0.],
+           [3., 0., 3.]])
+    """
+    return _cross(X, Y, swig.MPCF_METRIC_LP_DISTANCE, exponent(p), window, backend, threads,
+                  devices, progress, "cdist")
+
+
+def _cross(X, Y, metric, p, window, backend, threads, devices, progress, desc) -> np.ndarray:
+    X = as_collection(X)
+    Y = as_collection(Y, None, X.dtype)
+    options = make_options(window, backend, threads, devices)
+    out = np.empty(X.shape + Y.shape, dtype=X.dtype)
+    size = out.size
+    _run_task(
+        lambda: swig.mpcf_cdist_start(X._handle, Y._handle, metric, p, address(out), size, options),
+        progress,
+        desc,
+    )
+    return out
+
+
+def l2_kernel(
+    X: PcfsLike,
+    Y: Optional[PcfsLike] = None,
+    *,
+    window: Optional[Sequence[float]] = None,
+    layout: str = "square",
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+    progress: bool = False,
+) -> np.ndarray:
+    r"""L2 inner products (the Gram matrix) of PCFs.
+
+    .. math::
+
+        K_{ij} = \langle f_i, f_j \rangle = \int_a^b f_i(t)\, f_j(t) \, dt
+
+    over the window [a, b) (default the whole line). A non-zero product on an
+    unbounded piece gives +inf or -inf.
+
+    Parameters
+    ----------
+    X : PcfCollection or anything it accepts
+    Y : optional
+        Without Y: the symmetric n x n kernel of X (diagonal included). With
+        Y: the cross kernel, of shape ``X.shape + Y.shape``.
+    layout : {"square", "packed_lower"}
+        For the symmetric kernel: the n x n matrix, or the lower triangle
+        with the diagonal, entry (i, j), i >= j, at i(i+1)/2 + j. The cross
+        kernel is always "square".
+    window, backend, threads, devices, progress
+        As in :func:`pdist`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Of X's dtype, written in place by libmpcf.
+
+    Raises
+    ------
+    As :func:`pdist` and :func:`cdist`.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.l2_kernel([[(0, 4), (3, 0)], [(0, 2), (3, 0)]])
+    array([[48., 24.],
+           [24., 12.]])
+    >>> mpcf.l2_kernel([[(0, 4), (3, 0)]], [[(0, 1), (1, 0)]])
+    array([[4.]])
+    """
+    if Y is not None:
+        if layout != "square":
+            raise ValueError(f"the cross kernel (Y given) has layout 'square' only, not {layout!r}")
+        return _cross(X, Y, swig.MPCF_METRIC_L2_KERNEL, 2.0, window, backend, threads, devices,
+                      progress, "l2_kernel")
+    X = as_collection(X)
+    c_layout = _layout(layout, _KERNEL_LAYOUTS)
+    options = make_options(window, backend, threads, devices)
+    size = check(swig.mpcf_l2_kernel_size(X._handle, c_layout))
+    out = np.empty(size, dtype=X.dtype)
+    _run_task(
+        lambda: swig.mpcf_l2_kernel_start(X._handle, c_layout, address(out), size, options),
+        progress,
+        "l2_kernel",
+    )
+    if layout == "square":
+        return out.reshape(X.size, X.size)
+    return out
+
+
+def lp_distance(f: Any, g: Any, p: float = 1, *, window: Optional[Sequence[float]] = None) -> float:
+    r"""The Lp distance between two PCFs.
+
+    .. math::
+
+        d_p(f, g) = \Big(\int_a^b |f(t) - g(t)|^p \, dt\Big)^{1/p}
+        \quad (p = \infty: \ \sup_{a \le t < b} |f(t) - g(t)|)
+
+    Computed on the calling thread in the PCFs' dtype, returned as a float.
+
+    Parameters
+    ----------
+    f, g : PCF ((m, 2) array or list of (t, v) pairs)
+        Of one dtype (plain Python numbers in g take f's dtype).
+    p : float
+        p >= 1 or inf.
+    window : (a, b), optional
+        As in :func:`pdist`.
+
+    Raises
+    ------
+    ValueError
+        p < 1, a bad window, f or g not a single valid PCF.
+    TypeError, mpcf.DtypeMismatchError
+        Non-float data, f and g of different dtypes.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.lp_distance([(0, 10), (2, 5), (3, 0)], [(0, 5), (6, 0)])
+    25.0
+    >>> round(mpcf.lp_distance([(0, 3), (1, 0)], [(0, 1), (2, 0)], p=2) ** 2, 12)
+    5.0
+    >>> mpcf.lp_distance([(0, 1)], [(0, 0)])         # 1 for ever vs. 0
+    inf
+    """
+    F = single_pcf(f, "f")
+    G = single_pcf(g, "g", F.dtype)
+    options = make_options(window)
+    return float(check(swig.mpcf_lp_distance(F._handle, 0, G._handle, 0, exponent(p), options)))
+
+
+def l2_inner_product(f: Any, g: Any, *, window: Optional[Sequence[float]] = None) -> float:
+    r"""The L2 inner product of two PCFs, :math:`\int_a^b f(t)\,g(t)\,dt`.
+
+    Parameters and errors as in :func:`lp_distance`.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.l2_inner_product([(0, 3), (1, 0)], [(0, 1), (2, 0)])
+    3.0
+    >>> mpcf.l2_inner_product([(0, 2)], [(0, -1)])   # -2 for ever
+    -inf
+    """
+    F = single_pcf(f, "f")
+    G = single_pcf(g, "g", F.dtype)
+    options = make_options(window)
+    return float(check(swig.mpcf_l2_inner_product(F._handle, 0, G._handle, 0, options)))
+
+
+def lp_norm(X: PcfsLike, p: float = 1, *, window: Optional[Sequence[float]] = None) -> np.ndarray:
+    r"""The Lp norm of every PCF of X (its distance to the zero function).
+
+    .. math::
+
+        \|f\|_p = \Big(\int_a^b |f(t)|^p \, dt\Big)^{1/p}
+        \quad (p = \infty: \ \sup_{a \le t < b} |f(t)|)
+
+    Parameters
+    ----------
+    X : PcfCollection or anything it accepts (one PCF gives shape ())
+    p : float
+        p >= 1 or inf.
+    window : (a, b), optional
+        As in :func:`pdist`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape X.shape, X's dtype.
+
+    Raises
+    ------
+    As :func:`lp_distance`.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.lp_norm([[(0, 3), (1, 0)], [(0, 1), (2, 0)]])
+    array([3., 2.])
+    >>> mpcf.lp_norm([[(0, 3), (1, 0)], [(0, 1), (2, 0)]], p=float("inf"))
+    array([3., 1.])
+    """
+    X = as_collection(X)
+    p = exponent(p)
+    options = make_options(window)
+    out = np.empty(X.shape, dtype=X.dtype)
+    check(swig.mpcf_lp_norm(X._handle, p, address(out), out.size, options))
+    return out
+
+
+def build_info() -> str:
+    """One line describing the loaded libmpcf: version, CUDA on/off, CUDA
+    runtime and architectures, compiler, threads.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.build_info().startswith("libmpcf " + mpcf.__version__)
+    True
+    """
+    return swig.mpcf_build_info()
+
+
+def has_cuda() -> bool:
+    """Whether the loaded libmpcf was built with the CUDA backend.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.has_cuda() in (True, False)
+    True
+    """
+    return bool(swig.mpcf_has_cuda())
+
+
+def cuda_device_count() -> int:
+    """Number of usable CUDA devices (0 without CUDA support, driver or device).
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.cuda_device_count() >= 0
+    True
+    """
+    return int(swig.mpcf_cuda_device_count())

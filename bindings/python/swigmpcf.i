@@ -1,0 +1,110 @@
+/* SWIG interface of the Python package mpcf: the low-level module
+ * mpcf.swigmpcf generated straight from the public header mpcf/mpcf.h.
+ * The pure-Python layer (src/mpcf/*.py) turns NumPy arrays into these calls.
+ *
+ * Conventions of the wrapped functions:
+ *  - data buffers (times, values, points, offsets, shapes, device ids and the
+ *    caller's output buffer) are passed as integer addresses (a NumPy array's
+ *    arr.ctypes.data); None is NULL. The Python layer owns the arrays and
+ *    keeps them alive for as long as the C side may read or write them;
+ *  - scalar outputs (uint64_t* out, double* out, ...) and handles created by
+ *    *_create / *_start are returned after the status: [status, value];
+ *  - handles (mpcf_pcfs, mpcf_options, mpcf_task) are owned Python objects;
+ *    dropping the last reference calls the matching mpcf_*_destroy, which for
+ *    a task cancels it and waits for it;
+ *  - the module is built with -threads: the GIL is released during every C
+ *    call, so a call that waits (mpcf_task_wait) never blocks other threads.
+ */
+%module(package="mpcf") swigmpcf
+
+%{
+#include "mpcf/mpcf.h"
+%}
+
+/* mpcf_export.h is not processed by SWIG (#include is ignored); the export
+ * attribute means nothing to the wrapper. */
+#define MPCF_API
+
+%include <stdint.i>
+
+/* ---- raw data buffers as integer addresses ---------------------------- */
+%define MPCF_ADDRESS_ARG(TYPE_AND_NAME)
+%typemap(in) TYPE_AND_NAME {
+  if ($input == Py_None) {
+    $1 = NULL;
+  } else if (!PyLong_Check($input)) {
+    PyErr_SetString(PyExc_TypeError,
+                    "in method '$symname', argument $argnum ('$1_name') must be an integer address or None");
+    SWIG_fail;
+  } else {
+    void* address_ = PyLong_AsVoidPtr($input);
+    if (address_ == NULL && PyErr_Occurred()) SWIG_fail;
+    $1 = ($1_ltype)address_;
+  }
+}
+%enddef
+
+MPCF_ADDRESS_ARG(const void* times)
+MPCF_ADDRESS_ARG(const void* values)
+MPCF_ADDRESS_ARG(const void* points)
+MPCF_ADDRESS_ARG(void* out)
+MPCF_ADDRESS_ARG(const uint64_t* offsets)
+MPCF_ADDRESS_ARG(const uint64_t* shape)
+MPCF_ADDRESS_ARG(uint64_t* shape)
+MPCF_ADDRESS_ARG(const int* device_ids)
+
+/* ---- scalar outputs, returned after the status ------------------------- */
+%define MPCF_SCALAR_OUTPUT(TYPE, NAME, TO_PYTHON)
+%typemap(in, numinputs=0) TYPE* NAME (TYPE temp_ = 0) {
+  $1 = &temp_;
+}
+%typemap(argout) TYPE* NAME {
+  %append_output(TO_PYTHON(*$1));
+}
+%enddef
+
+MPCF_SCALAR_OUTPUT(uint64_t, out, PyLong_FromUnsignedLongLong)
+MPCF_SCALAR_OUTPUT(uint64_t, done, PyLong_FromUnsignedLongLong)
+MPCF_SCALAR_OUTPUT(uint64_t, total, PyLong_FromUnsignedLongLong)
+MPCF_SCALAR_OUTPUT(size_t, out, PyLong_FromSize_t)
+MPCF_SCALAR_OUTPUT(double, out, PyFloat_FromDouble)
+MPCF_SCALAR_OUTPUT(mpcf_dtype, out, PyLong_FromLong)
+
+/* ---- handles: owned proxy objects ------------------------------------ */
+/* The structs are opaque in C; SWIG only needs to know they exist to give
+ * them a Python class whose destructor calls mpcf_*_destroy. */
+%nodefaultctor mpcf_pcfs;
+%nodefaultctor mpcf_options;
+%nodefaultctor mpcf_task;
+struct mpcf_pcfs {};
+struct mpcf_options {};
+struct mpcf_task {};
+%extend mpcf_pcfs { ~mpcf_pcfs() { mpcf_pcfs_destroy($self); } }
+%extend mpcf_options { ~mpcf_options() { mpcf_options_destroy($self); } }
+/* Cancels a running task and waits for it before freeing it. */
+%extend mpcf_task { ~mpcf_task() { mpcf_task_destroy($self); } }
+
+%define MPCF_HANDLE_OUTPUT(TYPE, NAME)
+%typemap(in, numinputs=0) TYPE** NAME (TYPE* temp_ = NULL) {
+  $1 = &temp_;
+}
+%typemap(argout) TYPE** NAME {
+  if (*$1 != NULL) {
+    %append_output(SWIG_NewPointerObj(SWIG_as_voidptr(*$1), $*1_descriptor, SWIG_POINTER_OWN));
+  } else {
+    Py_INCREF(Py_None);
+    %append_output(Py_None);
+  }
+}
+%enddef
+
+MPCF_HANDLE_OUTPUT(mpcf_pcfs, out)
+MPCF_HANDLE_OUTPUT(mpcf_options, out)
+MPCF_HANDLE_OUTPUT(mpcf_task, task)
+
+/* Destruction goes through the owned handles only (no double free). */
+%ignore mpcf_pcfs_destroy;
+%ignore mpcf_options_destroy;
+%ignore mpcf_task_destroy;
+
+%include "mpcf/mpcf.h"
