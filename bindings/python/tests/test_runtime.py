@@ -1,0 +1,316 @@
+"""Ctrl-C, the GIL, memory, progress bars, versions and documentation."""
+
+import _thread
+import doctest
+import inspect
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import tracemalloc
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mpcf
+from mpcf import _lib
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent.parent
+
+
+def _block(n, m, dtype=np.float32, seed=7):
+    """n PCFs with m breakpoints each (t_0 = 0, gaps in [0.05, 1), values in
+    [0, 10), last value 0), as one (n, m, 2) array."""
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.uniform(0.05, 1.0, size=(n, m)), axis=1) - 0.05
+    v = rng.uniform(0.0, 10.0, size=(n, m))
+    v[:, -1] = 0.0
+    return np.stack([t, v], axis=-1).astype(dtype)
+
+
+def _threads_now():
+    with open("/proc/self/status") as f:
+        return int(re.search(r"^Threads:\s+(\d+)", f.read(), re.M).group(1))
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+def test_keyboard_interrupt_cancels_promptly():
+    X = mpcf.PcfCollection(_block(2000, 500))  # ~2e9 merge steps on one thread
+    threads_before = _threads_now()
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mpcf.pdist(X, threads=1, backend="cpu")
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert elapsed < 3.0, f"pdist took {elapsed:.2f} s to honour the interrupt"
+    # The task has ended (its threads are gone) and the library still works.
+    assert _threads_now() == threads_before
+    assert mpcf.pdist([[(0, 3), (1, 0)], [(0, 1), (2, 0)]]).tolist() == [3.0]
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    import numpy as np
+    import mpcf
+    rng = np.random.default_rng(3)
+    n, m = 2000, 1000                     # ~4e9 merge steps on one thread
+    t = np.cumsum(rng.uniform(0.05, 1.0, size=(n, m)), axis=1)
+    v = rng.uniform(0.0, 10.0, size=(n, m)); v[:, -1] = 0.0
+    X = mpcf.PcfCollection(np.stack([t, v], axis=-1).astype(np.float32))
+    print("started", flush=True)
+    start = time.monotonic()
+    try:
+        mpcf.pdist(X, threads=1, backend="cpu")
+    except KeyboardInterrupt:
+        print(f"interrupted after {time.monotonic() - start:.2f} s", flush=True)
+        raise
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigint_to_a_subprocess_raises_keyboard_interrupt():
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.0)
+        assert proc.poll() is None, "the child finished before it was interrupted"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "KeyboardInterrupt" in err
+    assert "interrupted after" in out and "finished" not in out
+    assert proc.returncode != 0
+    assert waited < 5.0, f"the child needed {waited:.2f} s to exit after SIGINT"
+
+
+# ---------------------------------------------------------------- the GIL
+
+
+def test_other_threads_run_during_a_long_computation():
+    X = mpcf.PcfCollection(_block(1500, 300))  # ~7e8 merge steps
+    ticks = 0
+    stop = threading.Event()
+
+    def ticker():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        start = time.monotonic()
+        mpcf.pdist(X, threads=1, backend="cpu")
+        elapsed = time.monotonic() - start
+        counted = ticks
+    finally:
+        stop.set()
+        thread.join()
+    assert elapsed > 0.3, "the computation was too short to test anything"
+    # Holding the GIL during the 0.1 s polls would allow about one tick per
+    # poll; a released GIL lets the ticker run all the time (~20 per poll).
+    polls = elapsed / 0.1
+    assert counted > 3 * polls, f"{counted} ticks in {elapsed:.2f} s"
+
+
+# ---------------------------------------------------------------- memory
+
+
+def test_no_memory_or_thread_growth_over_1000_calls():
+    block = _block(50, 20, np.float64)
+    f, g = block[0], block[1]
+
+    def one_round():
+        X = mpcf.PcfCollection(block)
+        mpcf.pdist(X)
+        mpcf.pdist(X, 2, layout="square", window=(1.0, 5.0))
+        mpcf.cdist(X, block[:7])
+        mpcf.l2_kernel(X)
+        mpcf.lp_norm(X, np.inf)
+        mpcf.lp_distance(f, g)
+        with pytest.raises(mpcf.InvalidPcfError):
+            mpcf.PcfCollection([f, f[::-1]])
+        with pytest.raises(mpcf.InvalidArgumentError):
+            mpcf.pdist(X, 0.5)
+
+    for _ in range(100):
+        one_round()
+    threads = _threads_now()
+    before = _rss_bytes()
+    for _ in range(1000):
+        one_round()
+    growth = _rss_bytes() - before
+    # One leaked collection per round alone would be 16 kB x 1000 = 16 MB.
+    assert growth < 8 * 2**20, f"RSS grew by {growth / 2**20:.1f} MiB"
+    assert _threads_now() == threads
+
+
+def test_results_are_written_in_place_without_an_n2_copy():
+    n = 2000
+    X = mpcf.PcfCollection(_block(n, 2, np.float64))
+    result_bytes = n * n * 8
+    tracemalloc.start()
+    try:
+        D = mpcf.pdist(X, layout="square")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert D.shape == (n, n)
+    assert peak < 1.25 * result_bytes, f"peak {peak} bytes for a {result_bytes}-byte result"
+    # the square matrix is a view of the one buffer libmpcf wrote
+    assert D.base is not None and D.base.nbytes == result_bytes
+
+
+# ---------------------------------------------------------------- progress
+
+
+def test_plain_progress_bar_without_tqdm(monkeypatch, capfd):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm fails
+    X = mpcf.PcfCollection(_block(300, 50))
+    D = mpcf.pdist(X, progress=True)
+    assert D.shape == (300 * 299 // 2,)
+    err = capfd.readouterr().err
+    assert "pdist: [" in err and "100.0% (44850/44850 pairs)" in err and err.endswith("\n")
+    mpcf.l2_kernel(X, progress=True)
+    assert "l2_kernel: [" in capfd.readouterr().err
+
+
+def test_progress_uses_tqdm_when_installed(monkeypatch):
+    events = []
+
+    class FakeTqdm:
+        def __init__(self, total, desc, unit, unit_scale):
+            self.total, self.n = total, 0
+            events.append(("open", desc))
+
+        def update(self, k):
+            self.n += k
+
+        def refresh(self):
+            pass
+
+        def close(self):
+            events.append(("close", self.n, self.total))
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeTqdm))
+    mpcf.cdist(_block(40, 5), _block(30, 5), progress=True)
+    assert events == [("open", "cdist"), ("close", 1200, 1200)]
+
+
+def test_progress_with_real_tqdm(capfd):
+    pytest.importorskip("tqdm")
+    mpcf.pdist(_block(100, 10), progress=True)
+    assert "4950/4950" in capfd.readouterr().err
+
+
+# ---------------------------------------------------------------- versions
+
+
+def _header_version():
+    text = (REPO / "capi" / "include" / "mpcf" / "mpcf.h").read_text()
+    parts = [re.search(rf"#define MPCF_VERSION_{k} (\d+)", text).group(1) for k in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def test_versions_agree():
+    assert mpcf.__version__ == _header_version()
+    pyproject = (HERE.parent / "pyproject.toml").read_text()
+    assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == mpcf.__version__
+    assert mpcf.build_info().startswith(f"libmpcf {mpcf.__version__};")
+
+
+@pytest.mark.parametrize(
+    "loaded, ok",
+    [(10200, True), (10203, True), (10300, True), (10000, False), (10199, False), (20200, False), (200, False)],
+)
+def test_library_version_check(loaded, ok):
+    if ok:
+        _lib.check_library_version(loaded, (1, 2, 0), "x")
+    else:
+        with pytest.raises(ImportError, match="this package was built for libmpcf 1.2.0"):
+            _lib.check_library_version(loaded, (1, 2, 0), "x")
+
+
+def test_build_info_and_devices():
+    info = mpcf.build_info()
+    assert ("cuda=on" in info) == mpcf.has_cuda()
+    count = mpcf.cuda_device_count()
+    assert isinstance(count, int) and count >= 0
+    if not mpcf.has_cuda():
+        assert count == 0
+
+
+# ---------------------------------------------------------------- documentation
+
+
+PUBLIC_CALLABLES = [
+    mpcf.pdist, mpcf.cdist, mpcf.l2_kernel, mpcf.lp_distance, mpcf.l2_inner_product,
+    mpcf.lp_norm, mpcf.build_info, mpcf.has_cuda, mpcf.cuda_device_count,
+    mpcf.PcfCollection, mpcf.PcfCollection.from_csr,
+]
+
+
+@pytest.mark.parametrize("fn", PUBLIC_CALLABLES, ids=lambda f: f.__qualname__)
+def test_public_functions_have_examples_and_type_hints(fn):
+    doc = inspect.getdoc(fn)
+    assert doc and "Examples" in doc and ">>>" in doc
+    target = fn.__init__ if inspect.isclass(fn) else fn
+    hints = inspect.signature(target)
+    assert hints.return_annotation is not inspect.Signature.empty
+
+
+def test_all_names_exist():
+    for name in mpcf.__all__:
+        assert hasattr(mpcf, name), name
+
+
+@pytest.mark.parametrize("obj", PUBLIC_CALLABLES + [mpcf], ids=lambda f: getattr(f, "__qualname__", "mpcf"))
+def test_docstring_examples_run(obj):
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    tests = [t for t in finder.find(obj, globs={}) if t.examples]
+    assert tests, "no examples"
+    for test in tests:
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries > 0
+
+
+def test_errors_pickle_and_show_as_mpcf():
+    import pickle
+
+    err = mpcf.InvalidPcfError("PCF 1 has no breakpoints", 2, "MPCF_ERROR_INVALID_PCF")
+    assert repr(err).startswith("InvalidPcfError(")
+    assert type(err).__module__ == "mpcf" and mpcf.PcfCollection.__module__ == "mpcf"
+    again = pickle.loads(pickle.dumps(err))
+    assert type(again) is mpcf.InvalidPcfError and str(again) == str(err)
+    assert (again.status, again.status_name) == (2, "MPCF_ERROR_INVALID_PCF")
+
+
+def test_package_is_typed():
+    assert (Path(mpcf.__file__).parent / "py.typed").is_file()
