@@ -6,8 +6,8 @@ interpreter, checking known values and that the bundled libmpcf is the one
 loaded. Exits 77 (skip) when scikit-build-core can be neither imported nor
 downloaded from PyPI.
 
-The build uses MPCF_WITH_CUDA=OFF unless MPCF_PIP_TEST_CUDA=1 (CUDA code is
-compiled and tested by the build-tree tests; here it would only cost time).
+The build is the one users get: CUDA on when a CUDA compiler is found. Set
+MPCF_PIP_TEST_CUDA=OFF (or ON) to force it.
 """
 
 import argparse
@@ -78,9 +78,10 @@ def main():
     elif not pypi_has_scikit_build_core(args.work):
         print("SKIP: scikit-build-core is neither installed nor downloadable from PyPI")
         return SKIP
-    cuda = "ON" if os.environ.get("MPCF_PIP_TEST_CUDA") == "1" else "OFF"
-    pip_cmd += [f"-Ccmake.define.MPCF_WITH_CUDA={cuda}", f"-Cbuild-dir={os.path.join(args.work, 'build')}",
-                args.source]
+    cuda = os.environ.get("MPCF_PIP_TEST_CUDA", "").upper()
+    if cuda in ("ON", "OFF"):
+        pip_cmd.append(f"-Ccmake.define.MPCF_WITH_CUDA={cuda}")
+    pip_cmd += [f"-Cbuild-dir={os.path.join(args.work, 'build')}", args.source]
 
     env = dict(os.environ)
     env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")
