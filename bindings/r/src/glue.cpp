@@ -1,0 +1,362 @@
+// The .Call entry points of the R package: conversion of R input into
+// libmpcf collections, options, and the task wait loop that keeps R
+// responsive (progress callback, user interrupts).
+//
+// Rules this file keeps:
+// * Every R allocation that can fail happens before a libmpcf resource is
+//   owned by a C++ frame, or the resource is owned by RAII so that the
+//   exceptions Rcpp turns R errors into (and BEGIN_RCPP/END_RCPP) release it.
+// * R is only ever touched from the calling (main) thread; libmpcf computes
+//   on its own threads while this thread polls the task.
+// * A libmpcf failure becomes an Rcpp::exception whose message is
+//   "[STATUS_NAME] <libmpcf message>"; the R wrappers turn it into a classed
+//   condition ("mpcf_error") raised from the user's call.
+#include <Rcpp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpcf/mpcf.h"
+
+namespace {
+
+// Status of the most recent task this package waited on (a test hook: it
+// shows whether an interrupted computation really ended cancelled).
+mpcf_status g_last_task_status = MPCF_OK;
+
+[[noreturn]] void fail(mpcf_status status, const std::string& message) {
+  throw Rcpp::exception(("[" + std::string(mpcf_status_name(status)) + "] " + message).c_str(),
+                        false);
+}
+
+// Turns a failed status into an R-facing error carrying libmpcf's message.
+void check(mpcf_status status) {
+  if (status != MPCF_OK) fail(status, mpcf_last_error_message());
+}
+
+struct OptionsDeleter {
+  void operator()(mpcf_options* o) const { mpcf_options_destroy(o); }
+};
+using OptionsPtr = std::unique_ptr<mpcf_options, OptionsDeleter>;
+
+struct TaskDeleter {
+  void operator()(mpcf_task* t) const { mpcf_task_destroy(t); }
+};
+using TaskPtr = std::unique_ptr<mpcf_task, TaskDeleter>;
+
+/* ---- collections as tagged external pointers ---- */
+
+SEXP pcfs_tag() {
+  static SEXP tag = Rf_install("mpcf_pcfs");
+  return tag;
+}
+
+void finalize_pcfs(SEXP ptr) {
+  mpcf_pcfs_destroy(static_cast<mpcf_pcfs*>(R_ExternalPtrAddr(ptr)));
+  R_ClearExternalPtr(ptr);
+}
+
+// The collection behind an external pointer made by this file.
+const mpcf_pcfs* pcfs_of(SEXP ptr, const char* what) {
+  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != pcfs_tag()) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT,
+         std::string(what) + " is not an mpcf_pcfs handle (make one with as_pcfs())");
+  }
+  const auto* p = static_cast<const mpcf_pcfs*>(R_ExternalPtrAddr(ptr));
+  if (p == nullptr) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT,
+         std::string(what) +
+             " no longer holds data: an mpcf_pcfs handle does not survive saveRDS()/load() or "
+             "another session; rebuild it with as_pcfs()");
+  }
+  return p;
+}
+
+// Creates a float64 collection from CSR arrays and hands it to a new
+// external pointer. The pointer is allocated first, so no R allocation can
+// fail while the collection is owned only by this frame.
+SEXP make_pcfs(std::uint64_t n, const std::uint64_t* offsets, const double* times,
+               const double* values) {
+  Rcpp::Shield<SEXP> ptr(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
+  mpcf_pcfs* pcfs = nullptr;
+  check(mpcf_pcfs_create(MPCF_FLOAT64, n, offsets, times, values, &pcfs));
+  R_SetExternalPtrAddr(ptr, pcfs);
+  R_RegisterCFinalizerEx(ptr, finalize_pcfs, TRUE);
+  return ptr;
+}
+
+std::uint64_t count_of(const mpcf_pcfs* p) {
+  std::uint64_t n = 0;
+  check(mpcf_pcfs_count(p, &n));
+  return n;
+}
+
+/* ---- options ---- */
+
+// window: NULL or c(a, b); backend: 0 auto, 1 cpu, 2 cuda; threads: 0 = all.
+OptionsPtr make_options(SEXP window, int backend, int threads) {
+  mpcf_options* raw = nullptr;
+  check(mpcf_options_create(&raw));
+  OptionsPtr options(raw);
+  if (!Rf_isNull(window)) {
+    if (TYPEOF(window) != REALSXP || XLENGTH(window) != 2) {
+      fail(MPCF_ERROR_INVALID_ARGUMENT, "window must be NULL or a numeric vector c(a, b)");
+    }
+    check(mpcf_options_set_window(options.get(), REAL(window)[0], REAL(window)[1]));
+  }
+  check(mpcf_options_set_backend(options.get(), static_cast<mpcf_backend>(backend)));
+  check(mpcf_options_set_threads(options.get(), threads));
+  return options;
+}
+
+/* ---- waiting on a task ---- */
+
+// Waits for `task` while keeping R responsive: every 0.1 s it reports
+// progress to `callback` (an R function(done, total), or NULL) and checks for
+// a user interrupt. If anything throws (an interrupt, an error raised by the
+// callback), the task is cancelled and waited for before the exception
+// leaves, so the output vector it writes into is still alive until it stops.
+void wait_for(mpcf_task* task, SEXP callback) {
+  struct CancelOnUnwind {
+    mpcf_task* task;
+    bool armed = true;
+    ~CancelOnUnwind() {
+      if (!armed) return;
+      mpcf_task_cancel(task);
+      g_last_task_status = mpcf_task_wait(task, -1.0);
+    }
+  } guard{task};
+
+  const bool report = !Rf_isNull(callback);
+  bool reported = false;
+  std::uint64_t last_done = std::numeric_limits<std::uint64_t>::max();
+  mpcf_status status = MPCF_RUNNING;
+  while ((status = mpcf_task_wait(task, 0.1)) == MPCF_RUNNING) {
+    if (report) {
+      std::uint64_t done = 0, total = 0;
+      check(mpcf_task_progress(task, &done, &total));
+      if (done != last_done) {
+        last_done = done;
+        reported = true;
+        Rcpp::Function notify(callback);
+        notify(static_cast<double>(done), static_cast<double>(total));
+      }
+    }
+    Rcpp::checkUserInterrupt();
+  }
+  guard.armed = false;
+  g_last_task_status = status;
+  if (status != MPCF_OK) fail(status, mpcf_last_error_message());
+  if (reported) {
+    // The bar (or the user's callback) sees the finished state once.
+    std::uint64_t total = 0;
+    check(mpcf_task_progress(task, nullptr, &total));
+    Rcpp::Function notify(callback);
+    notify(static_cast<double>(total), static_cast<double>(total));
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+SEXP rmpcf_version_info() {
+  BEGIN_RCPP
+  return Rcpp::List::create(Rcpp::Named("library") = mpcf_version(),
+                            Rcpp::Named("library_string") = std::string(mpcf_version_string()),
+                            Rcpp::Named("header") = MPCF_VERSION);
+  END_RCPP
+}
+
+SEXP rmpcf_build_info() {
+  BEGIN_RCPP
+  return Rcpp::wrap(std::string(mpcf_build_info()));
+  END_RCPP
+}
+
+// x: a list whose elements the R side has checked to be two-column double or
+// integer matrices (checked again here; nothing is trusted blindly).
+SEXP rmpcf_pcfs_from_list(SEXP x) {
+  BEGIN_RCPP
+  if (TYPEOF(x) != VECSXP) fail(MPCF_ERROR_INVALID_ARGUMENT, "x must be a list");
+  const R_xlen_t n = XLENGTH(x);
+  std::vector<std::uint64_t> offsets(static_cast<std::size_t>(n) + 1, 0);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP m = VECTOR_ELT(x, i);
+    if ((TYPEOF(m) != REALSXP && TYPEOF(m) != INTSXP) || !Rf_isMatrix(m) || Rf_ncols(m) != 2) {
+      fail(MPCF_ERROR_INVALID_ARGUMENT,
+           "element " + std::to_string(i + 1) + " of the list is not a two-column numeric matrix");
+    }
+    offsets[i + 1] = offsets[i] + static_cast<std::uint64_t>(Rf_nrows(m));
+  }
+  std::vector<double> times(offsets[n]), values(offsets[n]);
+  for (R_xlen_t i = 0; i < n; ++i) {
+    SEXP m = VECTOR_ELT(x, i);
+    const std::size_t rows = static_cast<std::size_t>(Rf_nrows(m));
+    double* t = times.data() + offsets[i];
+    double* v = values.data() + offsets[i];
+    if (TYPEOF(m) == REALSXP) {
+      const double* src = REAL(m);
+      std::copy(src, src + rows, t);
+      std::copy(src + rows, src + 2 * rows, v);
+    } else {
+      // Integer input: NA_integer_ becomes NA_real_ (a NaN libmpcf rejects).
+      const int* src = INTEGER(m);
+      for (std::size_t k = 0; k < rows; ++k) {
+        t[k] = src[k] == NA_INTEGER ? NA_REAL : static_cast<double>(src[k]);
+        v[k] = src[rows + k] == NA_INTEGER ? NA_REAL : static_cast<double>(src[rows + k]);
+      }
+    }
+  }
+  return make_pcfs(static_cast<std::uint64_t>(n), offsets.data(), times.data(), values.data());
+  END_RCPP
+}
+
+// offsets: doubles holding whole numbers (n + 1 of them); times, values:
+// doubles, offsets[n] of each.
+SEXP rmpcf_pcfs_from_csr(SEXP offsets, SEXP times, SEXP values) {
+  BEGIN_RCPP
+  if (TYPEOF(offsets) != REALSXP || XLENGTH(offsets) < 1 || TYPEOF(times) != REALSXP ||
+      TYPEOF(values) != REALSXP || XLENGTH(times) != XLENGTH(values)) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: malformed CSR input");
+  }
+  const R_xlen_t n = XLENGTH(offsets) - 1;
+  std::vector<std::uint64_t> offs(static_cast<std::size_t>(n) + 1);
+  for (R_xlen_t i = 0; i <= n; ++i) offs[i] = static_cast<std::uint64_t>(REAL(offsets)[i]);
+  if (offs[n] != static_cast<std::uint64_t>(XLENGTH(times))) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: CSR offsets do not match the data length");
+  }
+  return make_pcfs(static_cast<std::uint64_t>(n), offs.data(), REAL(times), REAL(values));
+  END_RCPP
+}
+
+// c(count, total breakpoints).
+SEXP rmpcf_pcfs_info(SEXP ptr) {
+  BEGIN_RCPP
+  const mpcf_pcfs* p = pcfs_of(ptr, "x");
+  std::uint64_t total = 0;
+  check(mpcf_pcfs_total_breakpoints(p, &total));
+  return Rcpp::NumericVector::create(static_cast<double>(count_of(p)), static_cast<double>(total));
+  END_RCPP
+}
+
+// Condensed distances (R's `dist` order), written straight into the vector
+// that is returned.
+SEXP rmpcf_pdist(SEXP ptr, SEXP p, SEXP window, SEXP backend, SEXP threads, SEXP callback) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(ptr, "x");
+  std::uint64_t size = 0;
+  check(mpcf_pdist_size(x, MPCF_LAYOUT_CONDENSED, &size));
+  Rcpp::NumericVector out(static_cast<R_xlen_t>(size));
+  OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
+  mpcf_task* raw = nullptr;
+  check(mpcf_pdist_start(x, Rcpp::as<double>(p), MPCF_LAYOUT_CONDENSED, out.begin(), size,
+                         options.get(), &raw));
+  TaskPtr task(raw);
+  wait_for(task.get(), callback);
+  return out;
+  END_RCPP
+}
+
+// Symmetric n x n kernel matrix. The dense layout is row-major, which for a
+// symmetric matrix is also R's column-major layout.
+SEXP rmpcf_l2_kernel(SEXP ptr, SEXP window, SEXP backend, SEXP threads, SEXP callback) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(ptr, "x");
+  const std::uint64_t n = count_of(x);
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "an R matrix holds at most 2^31 - 1 rows");
+  }
+  std::uint64_t size = 0;
+  check(mpcf_l2_kernel_size(x, MPCF_LAYOUT_DENSE, &size));
+  Rcpp::NumericMatrix out(static_cast<int>(n), static_cast<int>(n));
+  OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
+  mpcf_task* raw = nullptr;
+  check(mpcf_l2_kernel_start(x, MPCF_LAYOUT_DENSE, out.begin(), size, options.get(), &raw));
+  TaskPtr task(raw);
+  wait_for(task.get(), callback);
+  return out;
+  END_RCPP
+}
+
+// metric(x_i, y_j) into an nx x ny R matrix. libmpcf writes cdist row-major;
+// asking it for cdist(y, x) (ny x nx, row-major) lays the values out exactly
+// as R's column-major nx x ny matrix, and both metrics are symmetric in
+// their arguments, so the result goes straight into the returned matrix.
+SEXP rmpcf_cdist(SEXP xptr, SEXP yptr, SEXP metric, SEXP p, SEXP window, SEXP backend,
+                  SEXP threads, SEXP callback) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(xptr, "x");
+  const mpcf_pcfs* y = pcfs_of(yptr, "y");
+  const std::uint64_t nx = count_of(x), ny = count_of(y);
+  const auto int_max = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  if (nx > int_max || ny > int_max) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "an R matrix holds at most 2^31 - 1 rows and columns");
+  }
+  std::uint64_t size = 0;
+  check(mpcf_cdist_size(y, x, &size));
+  Rcpp::NumericMatrix out(static_cast<int>(nx), static_cast<int>(ny));
+  OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
+  mpcf_task* raw = nullptr;
+  check(mpcf_cdist_start(y, x, static_cast<mpcf_metric>(Rcpp::as<int>(metric)),
+                         Rcpp::as<double>(p), out.begin(), size, options.get(), &raw));
+  TaskPtr task(raw);
+  wait_for(task.get(), callback);
+  return out;
+  END_RCPP
+}
+
+// Lp distance between the first functions of two collections.
+SEXP rmpcf_lp_distance(SEXP fptr, SEXP gptr, SEXP p, SEXP window) {
+  BEGIN_RCPP
+  const mpcf_pcfs* f = pcfs_of(fptr, "f");
+  const mpcf_pcfs* g = pcfs_of(gptr, "g");
+  OptionsPtr options = make_options(window, MPCF_BACKEND_CPU, 0);
+  double result = 0.0;
+  check(mpcf_lp_distance(f, 0, g, 0, Rcpp::as<double>(p), options.get(), &result));
+  return Rcpp::wrap(result);
+  END_RCPP
+}
+
+SEXP rmpcf_lp_norm(SEXP ptr, SEXP p, SEXP window) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(ptr, "x");
+  const std::uint64_t n = count_of(x);
+  Rcpp::NumericVector out(static_cast<R_xlen_t>(n));
+  OptionsPtr options = make_options(window, MPCF_BACKEND_CPU, 0);
+  check(mpcf_lp_norm(x, Rcpp::as<double>(p), out.begin(), n, options.get()));
+  return out;
+  END_RCPP
+}
+
+SEXP rmpcf_last_task_status() {
+  BEGIN_RCPP
+  return Rcpp::wrap(std::string(mpcf_status_name(g_last_task_status)));
+  END_RCPP
+}
+
+static const R_CallMethodDef call_methods[] = {
+    {"version_info", reinterpret_cast<DL_FUNC>(&rmpcf_version_info), 0},
+    {"build_info", reinterpret_cast<DL_FUNC>(&rmpcf_build_info), 0},
+    {"pcfs_from_list", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_list), 1},
+    {"pcfs_from_csr", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_csr), 3},
+    {"pcfs_info", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_info), 1},
+    {"pdist", reinterpret_cast<DL_FUNC>(&rmpcf_pdist), 6},
+    {"l2_kernel", reinterpret_cast<DL_FUNC>(&rmpcf_l2_kernel), 5},
+    {"cdist", reinterpret_cast<DL_FUNC>(&rmpcf_cdist), 8},
+    {"lp_distance", reinterpret_cast<DL_FUNC>(&rmpcf_lp_distance), 4},
+    {"lp_norm", reinterpret_cast<DL_FUNC>(&rmpcf_lp_norm), 3},
+    {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
+    {nullptr, nullptr, 0}};
+
+void R_init_mpcf(DllInfo* dll) {
+  R_registerRoutines(dll, nullptr, call_methods, nullptr, nullptr);
+  R_useDynamicSymbols(dll, FALSE);
+  R_forceSymbols(dll, TRUE);
+}
+
+}  // extern "C"
