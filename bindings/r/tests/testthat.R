@@ -1,0 +1,4 @@
+library(testthat)
+library(mpcf)
+
+test_check("mpcf")
