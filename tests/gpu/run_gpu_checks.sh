@@ -16,8 +16,11 @@ status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
 
 if has build; then
+  # The architecture is passed explicitly: CMake reads CUDAARCHS, not an
+  # environment variable CMAKE_CUDA_ARCHITECTURES, and would otherwise fall
+  # back to nvcc's default (sm_75 PTX, JIT-compiled on the H200).
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPCF_BUILD_PYTHON=OFF \
-    -DMPCF_BUILD_R=OFF -DMPCF_BUILD_CLI=OFF 2>&1 | tee "$logs/configure.log" | tail -3 || exit 1
+    -DMPCF_BUILD_R=OFF -DMPCF_BUILD_CLI=OFF -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" 2>&1 | tee "$logs/configure.log" | tail -3 || exit 1
   targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals"
   if [ -n "$(ninja -C "$build" -t targets all 2>/dev/null | grep '^bench_gpu:')" ]; then
     targets="$targets bench_gpu"
