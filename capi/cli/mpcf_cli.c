@@ -712,6 +712,12 @@ static double now_seconds(void) {
 static void draw_progress(const char* label, uint64_t done, uint64_t total, double elapsed,
                           int finished) {
   enum { WIDTH = 30 };
+  if (total == 0 && !finished) {
+    /* The task has not sized its work yet (e.g. while CUDA starts up). */
+    fprintf(stderr, "\r%s [%*s] starting  %.1f s%-40s", label, WIDTH, "", elapsed, "");
+    fflush(stderr);
+    return;
+  }
   double frac = total > 0 ? (double)done / (double)total : 1.0;
   if (frac > 1.0) frac = 1.0;
   const int filled = (int)(frac * WIDTH);
