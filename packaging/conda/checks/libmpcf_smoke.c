@@ -58,6 +58,7 @@ int main(void) {
     }
   }
   mpcf_pcfs_destroy(X);
+  X = NULL;
 
   /* Kernel of a = 4 on [0,3) and b = 2 on [0,3): <a,a> = 48, <a,b> = 24,
    * <b,b> = 12. */
@@ -73,6 +74,30 @@ int main(void) {
     }
   }
   mpcf_pcfs_destroy(K);
+
+  /* The CUDA backend: the same distances on a GPU when the build has CUDA
+   * and a device is present; a clear refusal in a CPU build. */
+  mpcf_options* opts = NULL;
+  if (ok_status(mpcf_options_create(&opts), "mpcf_options_create") &&
+      ok_status(mpcf_options_set_backend(opts, MPCF_BACKEND_CUDA), "mpcf_options_set_backend") &&
+      ok_status(mpcf_pcfs_create(MPCF_FLOAT64, 3, offsets, times, values, &X), "mpcf_pcfs_create")) {
+    double d[3] = {-1, -1, -1};
+    mpcf_status cs = mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, d, 3, opts);
+    if (!EXPECT_CUDA) {
+      check(cs == MPCF_ERROR_CUDA_UNAVAILABLE, "a CPU build refuses the CUDA backend");
+    } else if (mpcf_cuda_device_count() > 0) {
+      if (ok_status(cs, "mpcf_pdist on CUDA")) {
+        printf("pdist L1 on CUDA = [%g, %g, %g]\n", d[0], d[1], d[2]);
+        check(d[0] == 3.0 && d[1] == 22.0 && d[2] == 23.0, "pdist L1 on CUDA == [3, 22, 23]");
+      }
+    } else {
+      printf("no CUDA device here: the CUDA backend is not exercised\n");
+      check(cs == MPCF_ERROR_CUDA_UNAVAILABLE, "without a device the CUDA backend is refused");
+    }
+  }
+  mpcf_pcfs_destroy(X);
+  X = NULL;
+  mpcf_options_destroy(opts);
 
   /* A bad input is refused with a message, not a crash. */
   const double bad_t[] = {1, 0};
