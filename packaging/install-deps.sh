@@ -24,11 +24,11 @@ fi
 if [ "${MPCF_DEPS:-full}" != minimal ]; then
   py=${PYTHON:-python3}
   need=""
-  for m in numpy scipy pytest scikit_build_core pycparser; do
+  for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml; do
     "$py" -c "import $m" 2>/dev/null || need="$need $m"
   done
   if [ -n "$need" ]; then
     echo "install-deps: pip install$need"
-    "$py" -m pip install -q --disable-pip-version-check $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/')
+    "$py" -m pip install -q --disable-pip-version-check $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/')
   fi
 fi
