@@ -40,7 +40,7 @@ static double distance(mpcf_pcfs* X, double p, const mpcf_options* o) {
   /* pdist must give the same number. */
   double packed[1] = {-1.0};
   assert_int_equal(mpcf_pdist(X, p, MPCF_LAYOUT_PACKED_LOWER, packed, 1, o), MPCF_OK);
-  if (isnan(d)) fail_msg("NaN distance");
+  if (isnan(d)) fail_msg("%s", "NaN distance");
   assert_true(packed[0] == d || (isinf(d) && packed[0] == d));
   return d;
 }

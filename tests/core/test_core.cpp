@@ -223,7 +223,7 @@ static void test_validation_messages(void**) {
   const double t[4] = {0, 1, 3, 3}, v[4] = {1, 1, 1, 1};
   try {
     PcfCollection<double> c(2, off, t, v, 1);
-    fail_msg("no exception");
+    fail_msg("%s", "no exception");
   } catch (const InvalidPcf& e) {
     assert_non_null(std::strstr(e.what(), "PCF 1, breakpoint 1"));
     assert_true(e.kind() == ErrorKind::InvalidPcf);
