@@ -10,6 +10,7 @@ buffer can be released.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -32,6 +33,31 @@ _KERNEL_LAYOUTS = {
     "square": swig.MPCF_LAYOUT_DENSE,
     "packed_lower": swig.MPCF_LAYOUT_PACKED_LOWER,
 }
+
+
+def _physical_memory_bytes() -> Optional[int]:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _empty(shape: Any, dtype: Any) -> np.ndarray:
+    """np.empty, refusing results larger than the machine's physical memory.
+
+    Where the kernel overcommits memory, np.empty of a huge size succeeds and
+    the process is killed later, while the result is being written; a clear
+    MemoryError up front is what the caller can act on.
+    """
+    count = int(np.prod(shape, dtype=np.float64)) if np.ndim(shape) else int(shape)
+    need = count * np.dtype(dtype).itemsize
+    have = _physical_memory_bytes()
+    if have is not None and need > have:
+        raise MemoryError(
+            f"the result needs {need / 2**30:.1f} GiB ({count} elements of {np.dtype(dtype).name}) "
+            f"but this machine has {have / 2**30:.1f} GiB of memory"
+        )
+    return np.empty(shape, dtype=dtype)
 
 
 def _layout(layout: Any, allowed: dict) -> int:
@@ -162,7 +188,7 @@ def pdist(
     c_layout = _layout(layout, _PDIST_LAYOUTS)
     options = make_options(window, backend, threads, devices)
     size = check(swig.mpcf_pdist_size(X._handle, c_layout))
-    out = np.empty(size, dtype=X.dtype)
+    out = _empty(size, dtype=X.dtype)
     _run_task(
         lambda: swig.mpcf_pdist_start(X._handle, p, c_layout, address(out), size, options),
         progress,
@@ -229,7 +255,7 @@ def _cross(X, Y, metric, p, window, backend, threads, devices, progress, desc) -
     X = as_collection(X)
     Y = as_collection(Y, None, X.dtype)
     options = make_options(window, backend, threads, devices)
-    out = np.empty(X.shape + Y.shape, dtype=X.dtype)
+    out = _empty(X.shape + Y.shape, dtype=X.dtype)
     size = out.size
     _run_task(
         lambda: swig.mpcf_cdist_start(X._handle, Y._handle, metric, p, address(out), size, options),
@@ -299,7 +325,7 @@ def l2_kernel(
     c_layout = _layout(layout, _KERNEL_LAYOUTS)
     options = make_options(window, backend, threads, devices)
     size = check(swig.mpcf_l2_kernel_size(X._handle, c_layout))
-    out = np.empty(size, dtype=X.dtype)
+    out = _empty(size, dtype=X.dtype)
     _run_task(
         lambda: swig.mpcf_l2_kernel_start(X._handle, c_layout, address(out), size, options),
         progress,
@@ -407,7 +433,7 @@ def lp_norm(X: PcfsLike, p: float = 1, *, window: Optional[Sequence[float]] = No
     X = as_collection(X)
     p = exponent(p)
     options = make_options(window)
-    out = np.empty(X.shape, dtype=X.dtype)
+    out = _empty(X.shape, dtype=X.dtype)
     check(swig.mpcf_lp_norm(X._handle, p, address(out), out.size, options))
     return out
 
