@@ -18,18 +18,17 @@ std::unique_ptr<Work> make_pairwise_task(std::shared_ptr<const PcfCollection<T>>
                                          SymmetricLayout layout, const CudaExecutionConfig& cfg) {
   if (!pcfs) throw InvalidArgument("make_pairwise_task: no collection");
   std::vector<int> devices = validated_devices(cfg);
-  const auto n = static_cast<std::size_t>(pcfs->count());
   auto data = cuda_data_of<T>(std::move(pcfs));
   return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
     using Op = decltype(op);
     if (spec.is_kernel()) {
       using W = SymmetricMatrixResultWriter<T>;
       return std::make_unique<CudaPairwiseIntegrationTask<T, Op, W>>(
-          data, op, window, W(out, n, layout), TriangleSkipMode::LowerTriangle, devices, cfg);
+          data, op, window, out, layout, TriangleSkipMode::LowerTriangle, devices, cfg);
     }
     using W = DistanceMatrixResultWriter<T>;
     return std::make_unique<CudaPairwiseIntegrationTask<T, Op, W>>(
-        data, op, window, W(out, n, layout), TriangleSkipMode::LowerTriangleSkipDiag, devices, cfg);
+        data, op, window, out, layout, TriangleSkipMode::LowerTriangleSkipDiag, devices, cfg);
   });
 }
 
@@ -39,14 +38,12 @@ std::unique_ptr<Work> make_cross_task(std::shared_ptr<const PcfCollection<T>> x,
                                       Window<T> window, T* out, const CudaExecutionConfig& cfg) {
   if (!x || !y) throw InvalidArgument("make_cross_task: no collection");
   std::vector<int> devices = validated_devices(cfg);
-  const auto nx = static_cast<std::size_t>(x->count());
-  const auto ny = static_cast<std::size_t>(y->count());
   auto dx = cuda_data_of<T>(std::move(x));
   auto dy = cuda_data_of<T>(std::move(y));
   return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
     using Op = decltype(op);
     return std::make_unique<CudaCrossIntegrationTask<T, Op>>(
-        dx, dy, op, window, DenseResultWriter<T>(out, nx, ny), devices, cfg);
+        dx, dy, op, window, out, devices, cfg);
   });
 }
 

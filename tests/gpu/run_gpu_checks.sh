@@ -3,9 +3,12 @@
 # ctest tests, compute-sanitizer (memcheck, racecheck) on the GPU test
 # programs, and the GPU benchmark. Logs go to LOG_DIR.
 #
-#   tests/gpu/run_gpu_checks.sh BUILD_DIR LOG_DIR [build] [tests] [sanitize] [bench]
+#   tests/gpu/run_gpu_checks.sh BUILD_DIR LOG_DIR [build] [tests] [sanitize] [bench] [ncu]
 #
-# (no step named: all of them). Run from the repository root.
+# (no step named: build tests sanitize bench). Run from the repository root.
+# MPCF_BENCH_ARGS: extra benchmark arguments (e.g. --benchmark_filter=...);
+# ncu profiles one launch of the block kernel in the benchmark case
+# MPCF_NCU_CASE (default ours/pdist_L1/f32/n20000/m512).
 set -o pipefail
 build=${1:?build directory}
 logs=${2:?log directory}
@@ -50,6 +53,20 @@ if has sanitize; then
     san racecheck test_gpu_blocks
   } 2>&1 | tee "$logs/sanitizer.log"
   grep -q "exit code [^0]" "$logs/sanitizer.log" && status=1
+fi
+
+if has ncu && [ -x "$build/tests/benchmarks/gpu/bench_gpu" ]; then
+  # Clocks as the card has them (--clock-control none); one launch of the
+  # tiled kernel after the benchmark's warm-up (4 launches): throughput,
+  # issue, stalls, shared/L1 wavefronts.
+  timeout 300 ncu --clock-control none --kernel-name regex:pcf_tiled_kernel --launch-skip 4 --launch-count 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section MemoryWorkloadAnalysis_Tables --section SchedulerStats --section WarpStateStats \
+    --section InstructionStats --section Occupancy --section LaunchStats \
+    "$build/tests/benchmarks/gpu/bench_gpu" \
+    --benchmark_filter="${MPCF_NCU_CASE:-ours/pdist_L1/f32/n20000/m512}" 2>&1 |
+    grep -v "^==PROF==" > "$logs/ncu.log" || status=1
+  tail -120 "$logs/ncu.log"
 fi
 
 if has bench && [ -x "$build/tests/benchmarks/gpu/bench_gpu" ]; then

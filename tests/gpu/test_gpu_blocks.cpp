@@ -1,7 +1,12 @@
 // Results never depend on the block decomposition or the number of GPUs:
 // many small blocks (tiny budget, large split hint, minimum side 1) give the
-// same bits as one block, and two GPUs the same bits as one. Progress ends
+// same bits as one block, a block downloaded in several chunks the same as
+// blocks of one chunk, and two GPUs the same bits as one. Progress ends
 // at done == total == the number of pairs.
+#if defined(MPCF_TEST_CUDART)
+#include <cuda_runtime.h>
+#endif
+
 #include "gpu_test_support.hpp"
 
 using namespace gputest;
@@ -110,20 +115,62 @@ void test_many_blocks_same_bits_cdist(void**) {
   }
 }
 
+// Blocks larger than the pipeline's pinned chunks (8 MiB) are downloaded and
+// stored in several chunks of whole rows (dense, packed) or columns
+// (condensed): the same bits as small blocks that fit one chunk.
+void test_blocks_stored_in_chunks(void**) {
+  Rng rng(46);
+  RandomSpec spec;
+  spec.n = small_mode() ? 1200 : 3000;
+  spec.maxM = 40;
+  const Pcfs P = random_pcfs(rng, spec);
+  const std::size_t n = P.n();
+  for (mpcf_dtype dtype : {MPCF_FLOAT32, MPCF_FLOAT64}) {
+    mpcf_pcfs* X = make_handle(P, dtype);
+    for (mpcf_layout layout : {MPCF_LAYOUT_CONDENSED, MPCF_LAYOUT_PACKED_LOWER, MPCF_LAYOUT_DENSE}) {
+      const std::uint64_t pairs = n * (n - 1) / 2;
+      const auto small = run_pdist(X, dtype, Op::L1, layout, {1, 1, 256 * 256}, {}, pairs);
+      const auto large = run_pdist(X, dtype, Op::L1, layout, {1, 1, n * n}, {}, pairs);
+      expect_same_bits(small, large, "one block in chunks");
+    }
+    mpcf_pcfs_destroy(X);
+  }
+}
+
+// Free memory of device 0 in bytes (0 when unknown).
+std::size_t free_device_memory() {
+#if defined(MPCF_TEST_CUDART)
+  std::size_t freeB = 0, totalB = 0;
+  if (cudaMemGetInfo(&freeB, &totalB) == cudaSuccess) return freeB;
+  (void)cudaGetLastError();
+#endif
+  return 0;
+}
+
 // A memory fraction so small that the function data forces the block side
-// down (the planner halves it until the data fits).
+// down (the planner halves it until the data fits): the data half of the
+// budget holds 24 times the longest function, less than the collection,
+// but enough for the smallest block's layout (a tile of 16 columns of the
+// longest function, one row and the uploaded pair).
 void test_tiny_memory_fraction(void**) {
   Rng rng(44);
   const Pcfs P = uneven(rng, small_mode() ? 60 : 400);
   const std::size_t n = P.n();
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < n; ++i) longest = std::max<std::size_t>(longest, P.size_of(i));
+  const double dataBytes = 24.0 * (longest + 1) * 2 * sizeof(double);
+  assert_true(dataBytes < P.t.size() * 2 * sizeof(double));  // the input does not fit
+  const std::size_t freeB = free_device_memory();
+  const double fraction = freeB > 0 ? 2 * dataBytes / static_cast<double>(freeB) : 1e-5;
+  std::printf("memory fraction %.3g (%.0f bytes for function data)\n", fraction, dataBytes);
   mpcf_pcfs* X = make_handle(P, MPCF_FLOAT64);
   const auto ref = run_pdist(X, MPCF_FLOAT64, Op::L1, MPCF_LAYOUT_CONDENSED, {1, 1, n * n}, {},
                              n * (n - 1) / 2);
   mpcf_options* o = options_for(MPCF_BACKEND_CUDA);
-  check_ok(mpcf_options_set_memory_fraction(o, 1e-6), "fraction");
+  check_ok(mpcf_options_set_memory_fraction(o, fraction), "fraction");
   std::vector<unsigned char> out(ref.size());
   check_ok(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out.data(), n * (n - 1) / 2, o), "pdist");
-  expect_same_bits(ref, out, "memory fraction 1e-6");
+  expect_same_bits(ref, out, "tiny memory fraction");
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -157,6 +204,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_many_blocks_same_bits_pdist),
       cmocka_unit_test(test_many_blocks_same_bits_cdist),
       cmocka_unit_test(test_tiny_memory_fraction),
+      cmocka_unit_test(test_blocks_stored_in_chunks),
       cmocka_unit_test(test_two_gpus_same_bits),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -355,7 +355,7 @@ void test_every_listed_gpu_is_used(void**) {
     cfg.splitHint = 64;
     cfg.minBlockSide = 1;
     CudaPairwiseIntegrationTask<double, OperationL1Dist<double>, W> task(
-        data, {}, Window<double>::whole_line(), W(out.data(), P.n(), SymmetricLayout::Condensed),
+        data, {}, Window<double>::whole_line(), out.data(), SymmetricLayout::Condensed,
         TriangleSkipMode::LowerTriangleSkipDiag, devices, cfg);
     TaskControl control;
     task.run(control);

@@ -4,17 +4,26 @@
 //
 // One worker thread per GPU takes the next block from a shared queue (the
 // scheduler's list, largest first). Each worker owns its GpuContext (a
-// compute and a download stream), two device output buffers, two pinned host
-// buffers and its BlockOp storage; workers share only the queue counter and
-// the caller's output, where blocks never overlap. Per block:
+// compute and a download stream), two device output buffers, a small ring of
+// pinned host chunks, a pool of scatter threads and its BlockOp storage;
+// workers share only the queue counter and the caller's output, where blocks
+// never overlap. Per block:
 //
 //   1. zero output buffer s and enqueue upload + kernel (exec_block) on the
 //      compute stream;
-//   2. while that kernel runs, wait for the previous block's download
-//      (buffer 1-s), scatter it through the result writer (several host
-//      threads for large blocks) and report its pairs as done;
-//   3. enqueue the download of buffer s on the download stream, after the
-//      kernel (an event orders the two streams); swap s.
+//   2. while that kernel runs, store the previous block (buffer 1-s): its
+//      download goes through the pinned ring chunk by chunk (a chunk is a
+//      run of whole rows, or of whole columns for column-major blocks); each
+//      chunk is scattered by the pool as soon as it has arrived, and the
+//      chunk that reuses its slot is enqueued right after; then report the
+//      block's pairs as done;
+//   3. enqueue the first chunks of buffer s on the download stream, after
+//      the kernel (an event orders the two streams); swap s.
+//
+// The pinned memory is a few chunks (kChunkBytes each), whatever the block
+// size: page-locking host memory costs time on every call, so it is kept
+// small. The pipeline records where its time went (PipelineStats), so the
+// overlap of transfers and compute can be checked with timings per stage.
 //
 // Cancellation is checked before every block and before every scatter. The
 // first failure of any worker (CUDA error, out of memory, a non-zero skipped
@@ -26,9 +35,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <condition_variable>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -41,82 +53,194 @@ namespace mpcf::cuda {
 
 namespace detail {
 
-// Calls scatter on row slices of a downloaded block from up to `threads`
-// host threads (rows are disjoint, so are their output entries).
+// A fixed team of helper threads (started once per worker) that run the
+// slices of a scatter together with the calling thread.
+class SlicePool {
+ public:
+  explicit SlicePool(unsigned helpers) {
+    try {
+      for (unsigned k = 0; k < helpers; ++k) threads_.emplace_back([this] { serve(); });
+    } catch (...) {
+      // Fewer helpers than asked: the calling thread does the rest.
+    }
+  }
+  ~SlicePool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  SlicePool(const SlicePool&) = delete;
+  SlicePool& operator=(const SlicePool&) = delete;
+
+  unsigned threads() const noexcept { return static_cast<unsigned>(threads_.size()) + 1; }
+
+  // Runs fn(0..count-1) on the helpers and the calling thread; returns when
+  // all are done and rethrows the first exception.
+  void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &fn;
+      count_ = count;
+      next_ = 0;
+      finished_ = 0;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return finished_ == threads_.size(); });
+    job_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      const std::size_t k = next_.fetch_add(1);
+      if (k >= count_) return;
+      try {
+        (*job_)(k);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+  }
+  void serve() {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++finished_;
+      }
+      done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::size_t count_ = 0;
+  std::atomic<std::size_t> next_{0};
+  std::size_t finished_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+// Calls scatter on slices of a downloaded block (or chunk) from the pool's
+// threads: slices of whole rows of a row-major block, or of whole columns of
+// a column-major one (sliceColumns). Slices are disjoint, so are their
+// output entries.
 template <typename T, typename ScatterFn>
-void scatter_in_slices(const BlockInfo& block, const T* buf, unsigned threads,
+void scatter_in_slices(const BlockInfo& block, const T* buf, SlicePool& pool, bool sliceColumns,
                        const ScatterFn& scatter) {
-  constexpr std::uint64_t kMinElementsPerSlice = std::uint64_t(1) << 18;
+  constexpr std::uint64_t kMinElementsPerSlice = std::uint64_t(1) << 16;
+  const std::size_t lines = sliceColumns ? block.n_cols() : block.n_rows();
+  const std::size_t lineLength = sliceColumns ? block.n_rows() : block.n_cols();
   const std::uint64_t bySize = std::max<std::uint64_t>(1, block.elements() / kMinElementsPerSlice);
-  const std::size_t slices = static_cast<std::size_t>(
-      std::min<std::uint64_t>({static_cast<std::uint64_t>(std::max(threads, 1u)), bySize,
-                               static_cast<std::uint64_t>(block.n_rows())}));
+  const std::size_t slices = static_cast<std::size_t>(std::min<std::uint64_t>(
+      {static_cast<std::uint64_t>(pool.threads()), bySize, static_cast<std::uint64_t>(lines)}));
   if (slices <= 1) {
     scatter(block, buf);
     return;
   }
-  auto slice = [&](std::size_t s) {
+  pool.run(slices, [&](std::size_t s) {
     BlockInfo part = block;
-    const std::size_t rows = block.n_rows();
-    const std::size_t begin = rows * s / slices;
-    const std::size_t end = rows * (s + 1) / slices;  // exclusive
-    part.rows = Band{block.rows.first + begin, block.rows.first + end - 1};
-    scatter(part, buf + begin * block.n_cols());
-  };
-  std::vector<std::exception_ptr> errors(slices);
-  std::vector<std::thread> helpers;
-  helpers.reserve(slices - 1);
-  auto guarded = [&](std::size_t s) {
-    try {
-      slice(s);
-    } catch (...) {
-      errors[s] = std::current_exception();
-    }
-  };
-  try {
-    for (std::size_t s = 1; s < slices; ++s) helpers.emplace_back(guarded, s);
-  } catch (...) {
-    // Could not start a helper: do its slice here instead.
-    for (std::size_t s = helpers.size() + 1; s < slices; ++s) guarded(s);
-  }
-  guarded(0);
-  for (auto& h : helpers) h.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+    const std::size_t begin = lines * s / slices;
+    const std::size_t end = lines * (s + 1) / slices;  // exclusive
+    Band& band = sliceColumns ? part.cols : part.rows;
+    const Band& whole = sliceColumns ? block.cols : block.rows;
+    band = Band{whole.first + begin, whole.first + end - 1};
+    scatter(part, buf + begin * lineLength);
+  });
+}
+
+// Seconds since `start` (steady clock).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace detail
+
+// Where a run's time went, in seconds. Host stages are summed over the
+// workers (one per GPU); gpu_compute is the time between the start and the
+// end of each block's GPU work (uploads, layout and kernels), summed over
+// blocks and GPUs.
+struct PipelineStats {
+  double total = 0;        // wall time of run()
+  double setup = 0;        // contexts, device storage, buffers, scatter threads
+  double storage = 0;      // of which the BlockOp's storage (resident uploads included)
+  double enqueue = 0;      // host time preparing and enqueuing blocks
+  double wait = 0;         // waiting for a block's download
+  double scatter = 0;      // storing downloaded blocks into the output
+  double gpu_compute = 0;  // GPU time per block, summed
+  std::uint64_t blocks = 0;
+};
 
 template <typename BlockOp>
 class CudaBlockPipeline {
  public:
   using value_type = typename BlockOp::value_type;
-  // Stores a downloaded block (or a row slice of it) into the final output.
-  // Called concurrently for disjoint blocks.
+  // Stores a downloaded block (or a slice of it: whole rows, or whole columns
+  // with sliceColumns) into the final output. Called concurrently for
+  // disjoint parts.
   using ScatterFn = std::function<void(const BlockInfo&, const value_type*)>;
 
+  // sliceColumns: blocks are laid out column-major, scatter slices whole
+  // columns (see scatter_in_slices).
   CudaBlockPipeline(const BlockOp& op, const BlockScheduler& scheduler, std::vector<int> devices,
-                    unsigned scatterThreadsPerGpu)
+                    unsigned scatterThreadsPerGpu, bool sliceColumns = false)
       : op_(op),
         scheduler_(scheduler),
         devices_(std::move(devices)),
         scatterThreads_(std::max(scatterThreadsPerGpu, 1u)),
-        blocksPerDevice_(devices_.size(), 0) {}
+        sliceColumns_(sliceColumns),
+        blocksPerDevice_(devices_.size(), 0),
+        statsPerDevice_(devices_.size()) {}
 
   // Computes every block. Throws the first failure; Cancelled when the task
   // was cancelled before every block was stored.
   void run(TaskControl& control, const ScatterFn& scatter) {
+    const auto start = std::chrono::steady_clock::now();
     next_.store(0);
     std::fill(blocksPerDevice_.begin(), blocksPerDevice_.end(), 0);
+    std::fill(statsPerDevice_.begin(), statsPerDevice_.end(), PipelineStats{});
     if (!scheduler_.blocks().empty()) {
       const int workers = static_cast<int>(
           std::min<std::size_t>(devices_.size(), scheduler_.blocks().size()));
       run_on_threads(workers, control,
                      [&](int w) { worker(static_cast<std::size_t>(w), control, scatter); });
     }
+    stats_ = PipelineStats{};
+    for (const auto& st : statsPerDevice_) {
+      stats_.setup += st.setup;
+      stats_.storage += st.storage;
+      stats_.enqueue += st.enqueue;
+      stats_.wait += st.wait;
+      stats_.scatter += st.scatter;
+      stats_.gpu_compute += st.gpu_compute;
+      stats_.blocks += st.blocks;
+    }
+    stats_.total = detail::seconds_since(start);
     control.throw_if_cancelled();
   }
+
+  // Timings of the last run().
+  const PipelineStats& stats() const noexcept { return stats_; }
 
   // Blocks each device computed in the last run (index = position in the
   // device list).
@@ -125,33 +249,92 @@ class CudaBlockPipeline {
  private:
   using T = value_type;
 
+  // Pinned chunks of the download ring and their size.
+  static constexpr int kChunks = 3;
+  static constexpr std::size_t kChunkBytes = std::size_t(8) << 20;
+
   void worker(std::size_t w, TaskControl& control, const ScatterFn& scatter) {
+    using Clock = std::chrono::steady_clock;
     const auto& blocks = scheduler_.blocks();
     const TriangleSkipMode skip = op_.skip_mode();
     const std::size_t capacity = static_cast<std::size_t>(scheduler_.max_block_elements());
+    // A chunk holds at least one whole line (row or column) of any block.
+    const std::size_t maxLine = std::max(scheduler_.max_block_rows(), scheduler_.max_block_cols());
+    const std::size_t chunkElements =
+        std::min(capacity, std::max(kChunkBytes / sizeof(T), maxLine));
+    PipelineStats& stats = statsPerDevice_[w];
+    auto t0 = Clock::now();
 
     GpuContext ctx(devices_[w]);
+    auto ts = Clock::now();
     auto storage = op_.init_gpu_storage(ctx, scheduler_);
+    stats.storage += detail::seconds_since(ts);
     DeviceArray<T> deviceOut[2] = {ctx.allocate<T>(capacity), ctx.allocate<T>(capacity)};
-    PinnedHostBuffer<T> hostOut[2] = {PinnedHostBuffer<T>(capacity), PinnedHostBuffer<T>(capacity)};
-    CudaEvent computed[2];
-    CudaEvent downloaded[2];
+    PinnedHostBuffer<T> chunks[kChunks];
+    for (auto& c : chunks) c = PinnedHostBuffer<T>(chunkElements);
+    CudaEvent chunkReady[kChunks];
+    CudaEvent started[2] = {CudaEvent(true), CudaEvent(true)};
+    CudaEvent computed[2] = {CudaEvent(true), CudaEvent(true)};
+    detail::SlicePool pool(scatterThreads_ - 1);
     // Destroyed first: no buffer is released while the GPU may still use it.
     struct Drain {
       GpuContext& ctx;
       ~Drain() { ctx.synchronize_noexcept(); }
     } drain{ctx};
 
-    int pending = -1;  // buffer whose download is in flight
-    const BlockInfo* pendingBlock = nullptr;
-    auto store_pending = [&] {
-      downloaded[pending].synchronize();
-      control.throw_if_cancelled();
-      detail::scatter_in_slices(*pendingBlock, hostOut[pending].data(), scatterThreads_, scatter);
-      control.add_done(computed_pairs(*pendingBlock, skip));
-      ++blocksPerDevice_[w];
-      pending = -1;
+    // The block in buffer `buf` as chunks of whole lines.
+    struct Chunked {
+      const BlockInfo* block = nullptr;
+      int buf = -1;
+      std::size_t lineLength = 0;
+      std::size_t linesPerChunk = 0;
+      std::size_t count = 0;
+    } pending;
+    auto chunk_part = [&](const Chunked& p, std::size_t c, BlockInfo& part) {
+      const Band& whole = sliceColumns_ ? p.block->cols : p.block->rows;
+      const std::size_t begin = c * p.linesPerChunk;
+      const std::size_t end = std::min(whole.size(), begin + p.linesPerChunk);
+      part = *p.block;
+      (sliceColumns_ ? part.cols : part.rows) = Band{whole.first + begin, whole.first + end - 1};
+      return begin * p.lineLength;  // offset of the chunk in the block
     };
+    auto enqueue_chunk = [&](const Chunked& p, std::size_t c) {
+      BlockInfo part;
+      const std::size_t offset = chunk_part(p, c, part);
+      const int slot = static_cast<int>(c % kChunks);
+      MPCF_CUDA_TRY(cudaMemcpyAsync(chunks[slot].data(), deviceOut[p.buf].data() + offset,
+                                    static_cast<std::size_t>(part.elements()) * sizeof(T),
+                                    cudaMemcpyDeviceToHost, ctx.download_stream()));
+      chunkReady[slot].record(ctx.download_stream());
+    };
+    auto store_pending = [&] {
+      float ms = 0;
+      bool timed = false;
+      for (std::size_t c = 0; c < pending.count; ++c) {
+        const int slot = static_cast<int>(c % kChunks);
+        auto t = Clock::now();
+        chunkReady[slot].synchronize();
+        stats.wait += detail::seconds_since(t);
+        if (!timed) {
+          MPCF_CUDA_TRY(cudaEventElapsedTime(&ms, started[pending.buf].get(),
+                                             computed[pending.buf].get()));
+          stats.gpu_compute += ms / 1000.0;
+          timed = true;
+        }
+        control.throw_if_cancelled();
+        t = Clock::now();
+        BlockInfo part;
+        chunk_part(pending, c, part);
+        detail::scatter_in_slices(part, chunks[slot].data(), pool, sliceColumns_, scatter);
+        stats.scatter += detail::seconds_since(t);
+        if (c + kChunks < pending.count) enqueue_chunk(pending, c + kChunks);
+      }
+      control.add_done(computed_pairs(*pending.block, skip));
+      ++blocksPerDevice_[w];
+      ++stats.blocks;
+      pending = Chunked{};
+    };
+    stats.setup += detail::seconds_since(t0);
 
     int s = 0;
     for (;;) {
@@ -160,21 +343,30 @@ class CudaBlockPipeline {
       if (k >= blocks.size()) break;
       const BlockInfo& block = blocks[k];
       const std::size_t bytes = static_cast<std::size_t>(block.elements()) * sizeof(T);
+      t0 = Clock::now();
+      started[s].record(ctx.compute_stream());
       MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, ctx.compute_stream()));
       op_.exec_block(storage, block, deviceOut[s].data(), ctx);
       computed[s].record(ctx.compute_stream());
+      stats.enqueue += detail::seconds_since(t0);
 
-      if (pending >= 0) store_pending();
+      if (pending.block) store_pending();
 
+      Chunked next;
+      next.block = &block;
+      next.buf = s;
+      const std::size_t lines = sliceColumns_ ? block.n_cols() : block.n_rows();
+      next.lineLength = sliceColumns_ ? block.n_rows() : block.n_cols();
+      next.linesPerChunk = std::max<std::size_t>(1, chunkElements / std::max<std::size_t>(1, next.lineLength));
+      next.count = (lines + next.linesPerChunk - 1) / next.linesPerChunk;
       computed[s].make_wait(ctx.download_stream());
-      MPCF_CUDA_TRY(cudaMemcpyAsync(hostOut[s].data(), deviceOut[s].data(), bytes,
-                                    cudaMemcpyDeviceToHost, ctx.download_stream()));
-      downloaded[s].record(ctx.download_stream());
-      pending = s;
-      pendingBlock = &block;
+      for (std::size_t c = 0; c < std::min<std::size_t>(kChunks, next.count); ++c) {
+        enqueue_chunk(next, c);
+      }
+      pending = next;
       s ^= 1;
     }
-    if (pending >= 0) store_pending();
+    if (pending.block) store_pending();
     // Surface asynchronous kernel faults that no wait has reported yet.
     MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
   }
@@ -183,8 +375,11 @@ class CudaBlockPipeline {
   const BlockScheduler& scheduler_;
   std::vector<int> devices_;
   unsigned scatterThreads_;
+  bool sliceColumns_;
   std::atomic<std::size_t> next_{0};
   std::vector<std::uint64_t> blocksPerDevice_;  // element w written by worker w only
+  std::vector<PipelineStats> statsPerDevice_;   // likewise
+  PipelineStats stats_;
 };
 
 }  // namespace mpcf::cuda

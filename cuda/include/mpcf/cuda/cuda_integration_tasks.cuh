@@ -18,27 +18,40 @@
 #include "mpcf/core/result_writers.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/cuda/block_matrix_support.cuh"
+#include "mpcf/cuda/block_sink.hpp"
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 #include "mpcf/cuda/pcf_block_op.cuh"
 
 namespace mpcf::cuda {
 
-// The block decomposition of an nRows x nCols output on `devices`:
+// The block decomposition of an nRows x nCols output on `devices`, and
+// whether each GPU holds the whole input (resident) or receives each block's
+// functions:
 //  * largest block: cfg.maxBlockElements when given (taken as is: a budget
 //    larger than the device fails with OutOfMemory when the buffers are
 //    allocated), else the output half of the budgeted free memory shared by
 //    the two output buffers, and never more than the whole output;
 //  * split hint: cfg.splitHint, else 32 per GPU (1 with an explicit
 //    maxBlockElements, which then is the size of the largest block);
-//  * occupancy floor: cfg.minBlockSide, else get_min_block_side(devices).
-// The blocks' function data must fit the data half of the budget and a
-// block's breakpoints must fit 32-bit indices; the block side is halved
-// until they do (OutOfMemory when not even one pair fits).
+//  * occupancy floor: cfg.minBlockSide, else the larger of
+//    get_min_block_side(devices) and kDefaultMinBlockSide (a block is one
+//    sequence of kernel launches on one GPU: smaller blocks leave the GPU
+//    part-idle at the end of each launch).
+// The GPU storage must fit the data half of the budget and a block's
+// breakpoints 32-bit indices: the input is resident when it fits with the
+// largest block's layout, else streamed, and the block side is halved until
+// the streamed data fits (OutOfMemory when not even one pair fits).
+struct BlockPlan {
+  BlockScheduler scheduler;
+  bool resident = false;
+};
+
+constexpr std::uint64_t kDefaultMinBlockSide = 2048;
+
 template <typename BlockOp>
-BlockScheduler plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode,
-                           const BlockOp& op, const std::vector<int>& devices,
-                           const CudaExecutionConfig& cfg) {
+BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, const BlockOp& op,
+                      const std::vector<int>& devices, const CudaExecutionConfig& cfg) {
   using T = typename BlockOp::value_type;
   BlockScheduler::Config c;
   c.nRows = nRows;
@@ -46,7 +59,7 @@ BlockScheduler plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode,
   c.mode = mode;
   if (nRows == 0 || nCols == 0) {
     c.maxOutputElements = 1;
-    return BlockScheduler(c);
+    return BlockPlan{BlockScheduler(c), false};
   }
   const std::uint64_t whole = static_cast<std::uint64_t>(nRows) * nCols;
   if (cfg.maxBlockElements > 0) {
@@ -58,18 +71,21 @@ BlockScheduler plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode,
     c.maxOutputElements = std::max<std::uint64_t>(1, std::min(perBuffer, whole));
     c.nSplitsHint = cfg.splitHint ? cfg.splitHint : 32 * devices.size();
   }
-  c.minBlockSide = cfg.minBlockSide ? cfg.minBlockSide : get_min_block_side(devices);
+  c.minBlockSide = cfg.minBlockSide
+                       ? cfg.minBlockSide
+                       : std::max<std::uint64_t>(get_min_block_side(devices), kDefaultMinBlockSide);
 
   const std::uint64_t dataBudget = get_data_budget_bytes(devices, cfg.memoryFraction);
-  constexpr std::uint64_t kMaxIndex = std::numeric_limits<std::uint32_t>::max();
   for (;;) {
     BlockScheduler s(c);
     const std::size_t mr = s.max_block_rows();
     const std::size_t mc = s.max_block_cols();
-    const bool indicesFit = op.rows().max_subset_elements(mr) <= kMaxIndex &&
-                            op.cols().max_subset_elements(mc) <= kMaxIndex;
-    const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc);
-    if (indicesFit && dataBytes <= dataBudget) return s;
+    const bool indicesFit = op.indices_fit(mr, mc);
+    if (indicesFit && op.resident_possible() && op.gpu_storage_bytes(mr, mc, true) <= dataBudget) {
+      return BlockPlan{std::move(s), true};
+    }
+    const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false);
+    if (indicesFit && dataBytes <= dataBudget) return BlockPlan{std::move(s), false};
     if (s.block_side() <= 1) {
       throw OutOfMemory("the function data of a single pair needs " + std::to_string(dataBytes) +
                         " bytes of GPU memory but the budget leaves " +
@@ -90,7 +106,9 @@ inline unsigned scatter_threads_per_gpu(std::size_t gpus) {
 
 namespace detail {
 
-// Shared body of the two tasks.
+// Shared body of the two tasks. The core writer prepares and poisons the
+// output; downloaded blocks are stored by a BlockSink over the same buffer,
+// in the block order it asks for.
 template <typename T, typename Op, typename Writer>
 class CudaBlockIntegrationTask : public Work {
  public:
@@ -98,50 +116,60 @@ class CudaBlockIntegrationTask : public Work {
 
   CudaBlockIntegrationTask(std::shared_ptr<const DataManager> rows,
                            std::shared_ptr<const DataManager> cols, Op op, Window<T> window,
-                           Writer writer, BlockMode mode, TriangleSkipMode skip,
+                           Writer writer, BlockSink<T> sink, BlockMode mode, TriangleSkipMode skip,
                            std::vector<int> devices, CudaExecutionConfig cfg)
       : blockOp_(std::move(rows), std::move(cols), op, window, skip),
         writer_(writer),
+        sink_(sink),
         mode_(mode),
         devices_(std::move(devices)),
         cfg_(std::move(cfg)) {}
 
   void run(TaskControl& control) override {
-    const BlockScheduler scheduler =
+    BlockPlan plan =
         plan_blocks(blockOp_.rows().count(), blockOp_.cols().count(), mode_, blockOp_, devices_, cfg_);
+    const BlockScheduler& scheduler = plan.scheduler;
+    blockOp_.set_resident(plan.resident);
+    blockOp_.set_output_order(sink_.order());
+    resident_ = plan.resident;
     blockCount_ = scheduler.blocks().size();
     writer_.prepare();
     std::uint64_t total = 0;
     for (const auto& b : scheduler.blocks()) total += computed_pairs(b, blockOp_.skip_mode());
     control.set_total(total);
     CudaBlockPipeline<PcfBlockOp<T, Op>> pipeline(blockOp_, scheduler, devices_,
-                                                 scatter_threads_per_gpu(devices_.size()));
+                                                 scatter_threads_per_gpu(devices_.size()),
+                                                 sink_.order() == BlockOrder::ColumnMajor);
     try {
-      pipeline.run(control, [this](const BlockInfo& b, const T* buf) {
-        Writer w = writer_;
-        w.scatter_block(b, buf);
-      });
+      pipeline.run(control, [this](const BlockInfo& b, const T* buf) { sink_.store(b, buf); });
     } catch (...) {
       blocksPerDevice_ = pipeline.blocks_per_device();
       throw;
     }
     blocksPerDevice_ = pipeline.blocks_per_device();
+    stats_ = pipeline.stats();
   }
 
   void discard_output() noexcept override { writer_.poison(); }
 
-  // After run(): blocks of the decomposition and how many each device took.
+  // After run(): blocks of the decomposition, how many each device took,
+  // whether the input was resident on the GPUs and where the time went.
   std::size_t block_count() const noexcept { return blockCount_; }
   const std::vector<std::uint64_t>& blocks_per_device() const noexcept { return blocksPerDevice_; }
+  bool resident() const noexcept { return resident_; }
+  const PipelineStats& stats() const noexcept { return stats_; }
 
  private:
   PcfBlockOp<T, Op> blockOp_;
   Writer writer_;
+  BlockSink<T> sink_;
   BlockMode mode_;
   std::vector<int> devices_;
   CudaExecutionConfig cfg_;
   std::size_t blockCount_ = 0;
+  bool resident_ = false;
   std::vector<std::uint64_t> blocksPerDevice_;
+  PipelineStats stats_;
 };
 
 }  // namespace detail
@@ -152,12 +180,16 @@ class CudaBlockIntegrationTask : public Work {
 template <typename T, typename Op, typename Writer>
 class CudaPairwiseIntegrationTask final : public detail::CudaBlockIntegrationTask<T, Op, Writer> {
  public:
+  // out, n, layout: the buffer the writer also covers.
   CudaPairwiseIntegrationTask(std::shared_ptr<const CudaPcfDataManager<T>> data, Op op,
-                              Window<T> window, Writer writer, TriangleSkipMode skip,
-                              std::vector<int> devices, CudaExecutionConfig cfg)
-      : detail::CudaBlockIntegrationTask<T, Op, Writer>(data, data, op, window, writer,
-                                                        BlockMode::LowerTriangle, skip,
-                                                        std::move(devices), std::move(cfg)) {}
+                              Window<T> window, T* out, SymmetricLayout layout,
+                              TriangleSkipMode skip, std::vector<int> devices,
+                              CudaExecutionConfig cfg)
+      : detail::CudaBlockIntegrationTask<T, Op, Writer>(
+            data, data, op, window, Writer(out, data->count(), layout),
+            BlockSink<T>::symmetric(out, data->count(), layout,
+                                    skip == TriangleSkipMode::LowerTriangle),
+            BlockMode::LowerTriangle, skip, std::move(devices), std::move(cfg)) {}
 };
 
 // cdist: rows from X, columns from Y, every pair, dense row-major output.
@@ -167,10 +199,10 @@ class CudaCrossIntegrationTask final
  public:
   CudaCrossIntegrationTask(std::shared_ptr<const CudaPcfDataManager<T>> x,
                            std::shared_ptr<const CudaPcfDataManager<T>> y, Op op, Window<T> window,
-                           DenseResultWriter<T> writer, std::vector<int> devices,
-                           CudaExecutionConfig cfg)
+                           T* out, std::vector<int> devices, CudaExecutionConfig cfg)
       : detail::CudaBlockIntegrationTask<T, Op, DenseResultWriter<T>>(
-            std::move(x), std::move(y), op, window, writer, BlockMode::Full,
+            x, y, op, window, DenseResultWriter<T>(out, x->count(), y->count()),
+            BlockSink<T>::dense(out, x->count(), y->count()), BlockMode::Full,
             TriangleSkipMode::None, std::move(devices), std::move(cfg)) {}
 };
 

@@ -1,16 +1,28 @@
-// The PCF block kernel: computes op(row function r, column function c) for
-// every pair of a block that the TriangleSkipMode keeps, with the core's
-// rectangle walk (integrate_pair), so GPU and CPU run the same arithmetic
-// and the same window / infinite-tail rules.
+// The PCF block kernels.
 //
-// Launch geometry (one place, PcfKernelGeometry): a thread block of 32 x 8
-// threads covers a tile of 32 columns x 32 rows. threadIdx.x picks the
-// column, so a warp computes one row function against 32 column functions:
-// its reads of the row function hit nearby addresses, and the 32 column
-// functions are staged once per tile in shared memory (when they fit the
-// staging capacity; otherwise they are read from global memory, cached in
-// L1). Each thread computes 4 rows of its column. Indices inside
-// a block are 32-bit.
+// A block's functions are first rearranged on the GPU (pcf_layout_kernel)
+// into the layout the walk wants, in an order sorted by length (longest
+// first, so neighbours have nearly equal lengths and the threads of a warp
+// walk pairs of nearly equal step counts):
+//
+//  * rows: each function's shifted points and sentinel (sentinel_walk.hpp),
+//    one function after the other (rowOffsets);
+//  * columns: tiles of kTileCols functions, interleaved point by point
+//    (point k of the tile's column c at k * kTileCols + c), each column
+//    padded with its sentinel to the tile's longest column plus one.
+//
+// pcf_tiled_kernel then runs one thread block per (column tile, chunk of
+// rows). The tile is copied into shared memory (Staged) when it fits. A
+// group of kTileCols consecutive threads walks one row function against the
+// tile's columns, one column per thread: the group reads its row function at
+// nearly equal positions (few cache lines per load), and the interleaved
+// tile puts every thread's column in its own shared-memory banks, so the
+// tile loads are free of bank conflicts whatever positions the threads have
+// reached. Each thread walks its column against the rows of the chunk one
+// after the other (integrate_pair_shifted: one load and no end test per
+// step; for the whole line and sums, no fold tests either when both
+// functions are within UncheckedSumFold's bounds, which the layout kernel
+// records per function). Indices inside a block are 32-bit.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,25 +31,69 @@
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/point.hpp"
-#include "mpcf/core/walk.hpp"
+#include "mpcf/cuda/sentinel_walk.hpp"
 
 namespace mpcf::cuda {
 
-struct PcfKernelGeometry {
-  static constexpr unsigned kCols = 32;  // tile columns = threadIdx.x
-  static constexpr unsigned kLanes = 8;  // threadIdx.y
-  static constexpr unsigned kRowsPerThread = 4;
-  static constexpr unsigned kRows = kLanes * kRowsPerThread;  // tile rows
-  static constexpr unsigned kThreads = kCols * kLanes;
-  // Shared memory a tile may use for staging its column functions. 32 KiB
-  // leaves room for six resident thread blocks per SM.
-  static constexpr unsigned kStagingBytes = 32 * 1024;
+struct PcfTileGeometry {
+  static constexpr std::uint32_t kTileCols = 16;    // columns per tile = threads per row group
+  static constexpr std::uint32_t kMaxThreads = 1024;
+  static constexpr std::uint32_t kRowPasses = 4;    // rows each thread walks per thread block
+  static constexpr std::uint32_t kLayoutThreads = 256;
+};
 
-  static dim3 block() { return dim3(kCols, kLanes, 1); }
-  static std::uint64_t tiles_per_row(std::uint64_t nCols) { return (nCols + kCols - 1) / kCols; }
-  static std::uint64_t tiles(std::uint64_t nRows, std::uint64_t nCols) {
-    return ((nRows + kRows - 1) / kRows) * tiles_per_row(nCols);
-  }
+// Which pairs of the block the kernel computes.
+enum class PairSelection : int {
+  All = 0,             // every (row, column)
+  SortedTriangle = 1,  // rows and columns are the same functions in the same sorted order:
+                       // the sorted lower triangle, written to (max(i, j), min(i, j))
+  ByIndex = 2,         // pair_kept() on the block's own indices
+};
+
+// The rearranged block (device pointers) and what to compute.
+template <typename T>
+struct TiledBlockArgs {
+  const SimplePoint<T, T>* rowPoints;   // sorted rows with sentinels (also passed on its own,
+                                        // __restrict__: read through the read-only cache)
+  const std::uint32_t* rowOffsets;      // nRows + 1
+  const std::uint32_t* rowOrder;        // sorted position -> row of the block
+  const SimplePoint<T, T>* tiles;       // interleaved column tiles
+  const std::uint32_t* tileOffsets;     // nTiles + 1, in points
+  const std::uint32_t* colOrder;        // sorted position -> column of the block
+  const std::uint32_t* colLength;       // nTiles * kTileCols (0: padding)
+  const std::uint32_t* rowFast;         // nRows: 1 when within UncheckedSumFold's bounds
+  const std::uint32_t* colFast;         // nTiles * kTileCols, likewise
+  std::uint32_t nRows;
+  std::uint32_t nCols;
+  std::uint32_t tileBegin;              // the tiles [tileBegin, tileBegin + tileCount) of this launch
+  std::uint32_t tileCount;
+  std::uint32_t rowsPerBlock;
+  PairSelection selection;
+  TriangleSkipMode skip;
+  std::int64_t diagonalShift;           // rows.first - cols.first (ByIndex)
+  std::uint64_t outRowStride;           // out[i * outRowStride + j * outColStride]
+  std::uint64_t outColStride;
+  T a;
+  T b;
+  T* out;
+};
+
+// Where one sorted function of the block comes from and goes to (layout).
+struct LayoutArgs {
+  const std::uint32_t* srcOffsets;  // the uploaded CSR data
+  std::uint32_t rowBase;            // source function of block row r: rowBase + r
+  std::uint32_t colBase;
+  const std::uint32_t* rowOrder;
+  const std::uint32_t* rowOffsets;
+  const std::uint32_t* colOrder;
+  const std::uint32_t* colLength;
+  const std::uint32_t* tileOffsets;
+  std::uint32_t nRows;
+  std::uint32_t nColSlots;          // nTiles * kTileCols
+  std::uint32_t* rowFast;           // out: function within the bounds of the fast fold
+  std::uint32_t* colFast;
+  double valueBound;                // |v| limit of the fast fold (negative: none)
+  double timeBound;                 // |t| limit
 };
 
 namespace detail {
@@ -57,58 +113,131 @@ __device__ __forceinline__ bool pair_kept(std::uint32_t r, std::uint32_t c,
 
 }  // namespace detail
 
-// out (nRows x nCols, row-major) must be zeroed beforehand: skipped pairs
-// are not written. stagingCapacity: points of dynamic shared memory.
-template <bool Windowed, typename T, typename Op>
-__global__ void __launch_bounds__(PcfKernelGeometry::kThreads)
-    pcf_block_integrate_kernel(const SimplePoint<T, T>* __restrict__ rowPoints,
-                               const std::uint32_t* __restrict__ rowOffsets, std::uint32_t nRows,
-                               const SimplePoint<T, T>* __restrict__ colPoints,
-                               const std::uint32_t* __restrict__ colOffsets, std::uint32_t nCols,
-                               std::int64_t diagonalShift, TriangleSkipMode skip,
-                               std::uint32_t tilesPerRow, std::uint32_t stagingCapacity, T a, T b,
-                               Op op, T* __restrict__ out) {
-  using G = PcfKernelGeometry;
-  using Point = SimplePoint<T, T>;
-  extern __shared__ __align__(16) unsigned char stagingRaw[];
-  Point* staging = reinterpret_cast<Point*>(stagingRaw);
-
-  const std::uint32_t tile = blockIdx.x;
-  const std::uint32_t r0 = (tile / tilesPerRow) * G::kRows;
-  const std::uint32_t c0 = (tile % tilesPerRow) * G::kCols;
-  const std::uint32_t rLast = min(r0 + G::kRows, nRows) - 1;
-
-  // A tile wholly above the kept triangle does nothing (uniform for the
-  // thread block, so returning before the barrier is safe).
-  if (!detail::pair_kept(rLast, c0, diagonalShift, skip)) return;
-
-  const std::uint32_t cEnd = min(c0 + G::kCols, nCols);
-  const std::uint32_t pBegin = colOffsets[c0];
-  const std::uint32_t nTilePoints = colOffsets[cEnd] - pBegin;
-  const bool staged = nTilePoints <= stagingCapacity;
-  if (staged) {
-    const std::uint32_t tid = threadIdx.y * G::kCols + threadIdx.x;
-    for (std::uint32_t k = tid; k < nTilePoints; k += G::kThreads) {
-      staging[k] = colPoints[pBegin + k];
+// One warp per sorted function: items [0, nRows) are rows, the rest column
+// slots. Writes the shifted points (sentinel_walk.hpp) of each function from
+// the uploaded CSR data; a tile's shorter columns repeat their sentinel down
+// to the tile's depth, padding slots hold (+inf, 0).
+template <typename T>
+__global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
+    pcf_layout_kernel(LayoutArgs args, const SimplePoint<T, T>* __restrict__ src,
+                      SimplePoint<T, T>* __restrict__ rowPoints, SimplePoint<T, T>* __restrict__ tiles) {
+  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+  const std::uint32_t warpsPerBlock = blockDim.x / 32;
+  const std::uint32_t item = blockIdx.x * warpsPerBlock + threadIdx.x / 32;
+  const std::uint32_t lane = threadIdx.x % 32;
+  // Whether every point of a function lies within the fast fold's bounds.
+  auto within = [&](const SimplePoint<T, T>* p, std::uint32_t len) {
+    bool ok = args.valueBound >= 0;
+    for (std::uint32_t k = lane; k < len; k += 32) {
+      ok = ok && fabs(static_cast<double>(p[k].t)) <= args.timeBound &&
+           fabs(static_cast<double>(p[k].v)) <= args.valueBound;
     }
-    __syncthreads();
+    return __all_sync(0xffffffffu, ok);
+  };
+  if (item < args.nRows) {
+    const std::uint32_t fn = args.rowBase + args.rowOrder[item];
+    const std::uint32_t from = args.srcOffsets[fn];
+    const std::uint32_t len = args.srcOffsets[fn + 1] - from;
+    SimplePoint<T, T>* dst = rowPoints + args.rowOffsets[item];
+    for (std::uint32_t k = lane; k <= len; k += 32) dst[k] = shifted_point(src + from, len, k);
+    const bool ok = within(src + from, len);
+    if (lane == 0) args.rowFast[item] = ok ? 1u : 0u;
+    return;
+  }
+  const std::uint32_t slot = item - args.nRows;
+  if (slot >= args.nColSlots) return;
+  const std::uint32_t q = slot / C;
+  const std::uint32_t c = slot % C;
+  const std::uint32_t depth = (args.tileOffsets[q + 1] - args.tileOffsets[q]) / C;  // longest + 1
+  const std::uint32_t len = args.colLength[slot];
+  std::uint32_t from = 0;
+  if (len > 0) from = args.srcOffsets[args.colBase + args.colOrder[slot]];
+  SimplePoint<T, T>* dst = tiles + args.tileOffsets[q] + c;
+  for (std::uint32_t k = lane; k < depth; k += 32) {
+    dst[k * C] = shifted_point(src + from, len, min(k, len));
+  }
+  const bool ok = within(src + from, len);
+  if (lane == 0) args.colFast[slot] = ok ? 1u : 0u;
+}
+
+// See the file comment. Launch: blockDim.x a multiple of kTileCols (at most
+// kMaxThreads), gridDim.x = tileCount * ceil(nRows / rowsPerBlock), dynamic
+// shared memory = the largest tile of the launch when Staged. `out` must be
+// zeroed beforehand: skipped pairs are not written.
+template <bool Staged, bool Windowed, typename T, typename Op>
+__global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
+    pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
+                     const Op op) {
+  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+  using Point = SimplePoint<T, T>;
+
+  const std::uint32_t q = args.tileBegin + blockIdx.x % args.tileCount;
+  const std::uint32_t rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
+  const std::uint32_t rEnd = min(rBegin + args.rowsPerBlock, args.nRows);
+  const std::uint32_t cBegin = q * C;
+  const bool skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
+  // A chunk wholly above the sorted triangle has nothing to do (uniform for
+  // the thread block: returning before the barrier is safe).
+  if (args.selection == PairSelection::SortedTriangle &&
+      (skipDiag ? rEnd - 1 <= cBegin : rEnd - 1 < cBegin)) {
+    return;
   }
 
-  const std::uint32_t c = c0 + threadIdx.x;
-  if (c >= nCols) return;  // after the only barrier
-  const std::uint32_t gBegin = colOffsets[c];
-  const std::uint32_t ng = colOffsets[c + 1] - gBegin;
-  const Point* g = staged ? staging + (gBegin - pBegin) : colPoints + gBegin;
+  const std::uint32_t tileBase = args.tileOffsets[q];
+  const Point* tile;
+  if constexpr (Staged) {
+    extern __shared__ __align__(16) unsigned char stagingRaw[];
+    // Tiles are whole multiples of 16 bytes (kTileCols points per row).
+    const std::uint32_t vectors = (args.tileOffsets[q + 1] - tileBase) * sizeof(Point) / 16;
+    const uint4* from = reinterpret_cast<const uint4*>(args.tiles + tileBase);
+    uint4* to = reinterpret_cast<uint4*>(stagingRaw);
+    for (std::uint32_t k = threadIdx.x; k < vectors; k += blockDim.x) to[k] = from[k];
+    __syncthreads();
+    tile = reinterpret_cast<const Point*>(stagingRaw);
+  } else {
+    tile = args.tiles + tileBase;
+  }
 
+  const std::uint32_t lane = threadIdx.x % C;
+  const std::uint32_t c = cBegin + lane;
+  if (c >= args.nCols) return;  // padding slot; after the only barrier
+  const std::uint32_t ng = args.colLength[c];
+  const std::uint32_t j = args.colOrder[c];
+  const bool colFast = args.colFast[c] != 0;
+  const Point* g = tile + lane;
+  const std::uint32_t groups = blockDim.x / C;
 #pragma unroll 1
-  for (std::uint32_t k = 0; k < G::kRowsPerThread; ++k) {
-    const std::uint32_t r = r0 + threadIdx.y + k * G::kLanes;
-    if (r >= nRows) break;
-    if (!detail::pair_kept(r, c, diagonalShift, skip)) continue;
-    const std::uint32_t fBegin = rowOffsets[r];
-    const std::uint32_t nf = rowOffsets[r + 1] - fBegin;
-    out[static_cast<std::uint64_t>(r) * nCols + c] =
-        integrate_pair<Windowed>(rowPoints + fBegin, nf, g, ng, a, b, op);
+  for (std::uint32_t r = rBegin + threadIdx.x / C; r < rEnd; r += groups) {
+    std::uint32_t i = args.rowOrder[r];
+    bool kept = true;
+    if (args.selection == PairSelection::SortedTriangle) {
+      kept = skipDiag ? r > c : r >= c;
+    } else if (args.selection == PairSelection::ByIndex) {
+      kept = detail::pair_kept(i, j, args.diagonalShift, args.skip);
+    }
+    if (!kept) continue;
+    const std::uint32_t fBegin = args.rowOffsets[r];
+    const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
+    T value;
+    if constexpr (!Windowed && UncheckedSumFold<Op>::value) {
+      if (colFast && args.rowFast[r] != 0) {
+        value = integrate_pair_shifted<C, false, true>(rowPoints + fBegin, g, nf + ng, args.a,
+                                                       args.b, op);
+      } else {
+        value = integrate_pair_shifted<C, false>(rowPoints + fBegin, g, nf + ng, args.a, args.b,
+                                                 op);
+      }
+    } else {
+      value = integrate_pair_shifted<C, Windowed>(rowPoints + fBegin, g, nf + ng, args.a, args.b,
+                                                  op);
+    }
+    std::uint32_t oj = j;
+    if (args.selection == PairSelection::SortedTriangle && i < j) {
+      oj = i;
+      i = j;
+    }
+    args.out[static_cast<std::uint64_t>(i) * args.outRowStride +
+             static_cast<std::uint64_t>(oj) * args.outColStride] = value;
   }
 }
 

@@ -70,6 +70,13 @@ class CudaEvent {
   CudaEvent(const CudaEvent&) = delete;
   CudaEvent& operator=(const CudaEvent&) = delete;
   CudaEvent(CudaEvent&& o) noexcept : event_(std::exchange(o.event_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&& o) noexcept {
+    if (this != &o) {
+      if (event_) MPCF_CUDA_CHECK_NOTHROW(cudaEventDestroy(event_));
+      event_ = std::exchange(o.event_, nullptr);
+    }
+    return *this;
+  }
 
   cudaEvent_t get() const noexcept { return event_; }
   void record(cudaStream_t s) { MPCF_CUDA_TRY(cudaEventRecord(event_, s)); }

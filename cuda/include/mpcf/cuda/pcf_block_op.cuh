@@ -5,13 +5,22 @@
 //   typename BlockOp::GpuStorage               per-GPU device data, movable
 //   GpuStorage init_gpu_storage(GpuContext&, const BlockScheduler&)
 //       allocates one GPU's arrays, sized for the scheduler's largest block
+//       (and uploads the whole collection once when it is resident)
 //   void exec_block(GpuStorage&, const BlockInfo&, value_type* gpuOutput,
 //                   GpuContext&)
-//       enqueues on the context's compute stream the upload of the block's
-//       row and column functions and the kernel writing the block
-//       (row-major n_rows x n_cols) into gpuOutput, which the pipeline has
-//       zeroed. It does not wait: the pipeline orders and waits with events.
-//   std::uint64_t gpu_storage_bytes(maxRows, maxCols)   device bytes needed
+//       enqueues on the context's compute stream what the block needs (its
+//       function data unless resident, its sorted layout) and the kernels
+//       writing the block into gpuOutput (n_rows x n_cols, row-major or
+//       column-major, see set_output_order), which the pipeline has zeroed. It
+//       does not wait for the GPU: the pipeline orders and waits with events.
+//
+// Per block, on the host: the block's rows and columns are sorted by length
+// (longest first, ties by index) and the sorted layout's offsets computed
+// (BlockLayoutPlan); on the GPU: pcf_layout_kernel builds the layout and
+// pcf_tiled_kernel computes, one launch per class of tile sizes (tiles of
+// similar size share a launch, so shared memory is reserved for what a
+// launch needs; tiles too large for shared memory are read from global
+// memory).
 //
 // Rows and columns have separate data managers: the same one for pdist and
 // l2_kernel, X and Y for cdist.
@@ -23,15 +32,110 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
+#include "mpcf/cuda/block_sink.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
 
 namespace mpcf::cuda {
+
+// The host half of a block's sorted layout: all offsets are in points of
+// the device arrays, 32-bit. Plain data, filled by plan_block_layout.
+struct BlockLayoutPlan {
+  PairSelection selection = PairSelection::All;
+  std::uint32_t nRows = 0;
+  std::uint32_t nCols = 0;
+  std::uint32_t nTiles = 0;
+  std::vector<std::uint32_t> rowOrder;     // nRows
+  std::vector<std::uint32_t> rowOffsets;   // nRows + 1
+  std::vector<std::uint32_t> colOrder;     // nTiles * kTileCols
+  std::vector<std::uint32_t> colLength;    // nTiles * kTileCols
+  std::vector<std::uint32_t> tileOffsets;  // nTiles + 1
+};
+
+// Sorts `count` functions starting at `first` by length, longest first, ties
+// by index (deterministic).
+template <typename Manager>
+void sort_by_length(const Manager& m, std::size_t first, std::size_t count,
+                    std::vector<std::uint32_t>& order) {
+  order.resize(count);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return m.size_of(first + x) > m.size_of(first + y);
+  });
+}
+
+// Which pairs a block computes, given the skip mode: every pair when the
+// block lies wholly in the kept triangle, the sorted triangle when rows and
+// columns are the same functions, else a test per pair.
+inline PairSelection select_pairs(const BlockInfo& block, TriangleSkipMode skip, bool sameData) {
+  if (skip == TriangleSkipMode::None) return PairSelection::All;
+  const bool strict = skip == TriangleSkipMode::LowerTriangleSkipDiag;
+  if (strict ? block.rows.first > block.cols.last : block.rows.first >= block.cols.last) {
+    return PairSelection::All;
+  }
+  if (sameData && block.rows == block.cols) return PairSelection::SortedTriangle;
+  return PairSelection::ByIndex;
+}
+
+template <typename RowManager, typename ColManager>
+void plan_block_layout(const RowManager& rows, const ColManager& cols, const BlockInfo& block,
+                       PairSelection selection, BlockLayoutPlan& p) {
+  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+  p.selection = selection;
+  p.nRows = static_cast<std::uint32_t>(block.n_rows());
+  p.nCols = static_cast<std::uint32_t>(block.n_cols());
+  p.nTiles = (p.nCols + C - 1) / C;
+  sort_by_length(rows, block.rows.first, p.nRows, p.rowOrder);
+  p.rowOffsets.resize(p.nRows + 1);
+  std::uint64_t at = 0;
+  for (std::uint32_t r = 0; r < p.nRows; ++r) {
+    p.rowOffsets[r] = static_cast<std::uint32_t>(at);
+    at += rows.size_of(block.rows.first + p.rowOrder[r]) + 1;
+  }
+  p.rowOffsets[p.nRows] = static_cast<std::uint32_t>(at);
+  if (selection == PairSelection::SortedTriangle) {
+    p.colOrder = p.rowOrder;
+  } else {
+    sort_by_length(cols, block.cols.first, p.nCols, p.colOrder);
+  }
+  p.colOrder.resize(std::size_t(p.nTiles) * C, 0u);
+  p.colLength.assign(std::size_t(p.nTiles) * C, 0u);
+  for (std::uint32_t c = 0; c < p.nCols; ++c) {
+    p.colLength[c] = static_cast<std::uint32_t>(cols.size_of(block.cols.first + p.colOrder[c]));
+  }
+  p.tileOffsets.resize(p.nTiles + 1);
+  at = 0;
+  for (std::uint32_t q = 0; q < p.nTiles; ++q) {
+    p.tileOffsets[q] = static_cast<std::uint32_t>(at);
+    at += std::uint64_t(C) * (p.colLength[q * C] + 1);  // the first column is the longest
+  }
+  p.tileOffsets[p.nTiles] = static_cast<std::uint32_t>(at);
+}
+
+// Points the sorted layout of any block of up to maxRows x maxCols needs:
+// rows with a sentinel each; tiles padded to their longest column plus a
+// sentinel. Tiles are sorted by length, so each tile's depth is at most the
+// shortest column of the tile before it: the padding adds at most one tile
+// of the longest function.
+template <typename Manager>
+std::uint64_t layout_row_points(const Manager& m, std::size_t maxRows) {
+  return m.max_subset_elements(maxRows) + maxRows;
+}
+template <typename Manager>
+std::uint64_t layout_tile_points(const Manager& m, std::size_t maxCols, std::uint64_t longest) {
+  constexpr std::uint64_t C = PcfTileGeometry::kTileCols;
+  const std::uint64_t tiles = (maxCols + C - 1) / C;
+  return m.max_subset_elements(maxCols) + C * longest + C * tiles;
+}
 
 template <typename T, typename Op>
 class PcfBlockOp {
@@ -40,26 +144,127 @@ class PcfBlockOp {
   using DataManager = CudaPcfDataManager<T>;
   using Point = PcfPoint<T>;
 
+  // The CSR data the layout kernel reads: the whole collection, uploaded
+  // once (resident), or the current block's subset.
+  struct Source {
+    bool resident = false;
+    DeviceArray<std::uint32_t> offsets;  // resident
+    DeviceArray<Point> elements;
+    typename DataManager::DeviceSubset subset;  // streamed
+    const std::uint32_t* offsets_data() const {
+      return resident ? offsets.data() : subset.offsets.data();
+    }
+    const Point* elements_data() const { return resident ? elements.data() : subset.elements.data(); }
+  };
+
   struct GpuStorage {
-    typename DataManager::DeviceSubset rows;
-    typename DataManager::DeviceSubset cols;
+    Source rows;
+    Source cols;
+    bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
+    DeviceArray<std::uint32_t> meta;
+    PinnedHostBuffer<std::uint32_t> metaHost;
+    CudaEvent metaUploaded;
+    bool metaPending = false;
+    std::size_t maxRows = 0;
+    std::size_t maxTiles = 0;
+    DeviceArray<Point> rowPoints;
+    DeviceArray<Point> tiles;
+    DeviceArray<std::uint32_t> fast;  // per sorted row, then per column slot (layout kernel)
+    BlockLayoutPlan plan;
+    std::size_t sharedPerBlock = 0;  // opt-in limit
+    std::size_t sharedPerSm = 0;
+    std::uint64_t smCount = 1;
   };
 
   PcfBlockOp(std::shared_ptr<const DataManager> rows, std::shared_ptr<const DataManager> cols,
              Op op, Window<T> window, TriangleSkipMode skip)
-      : rows_(std::move(rows)), cols_(std::move(cols)), op_(op), window_(window), skip_(skip) {}
+      : rows_(std::move(rows)), cols_(std::move(cols)), op_(op), window_(window), skip_(skip) {
+    for (std::size_t k = 0; k < cols_->count(); ++k) {
+      longestCol_ = std::max<std::uint64_t>(longestCol_, cols_->size_of(k));
+    }
+  }
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
   const DataManager& rows() const noexcept { return *rows_; }
   const DataManager& cols() const noexcept { return *cols_; }
+  bool same_data() const noexcept { return rows_ == cols_; }
 
+  // Upload each collection once per GPU instead of a subset per block.
+  void set_resident(bool resident) noexcept { resident_ = resident; }
+  bool resident() const noexcept { return resident_; }
+  void set_output_order(BlockOrder order) noexcept { order_ = order; }
+  BlockOrder output_order() const noexcept { return order_; }
+
+  // Whole collections can be resident only when their points fit 32-bit
+  // offsets.
+  bool resident_possible() const {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+    return rows_->total_elements() <= kMax && cols_->total_elements() <= kMax;
+  }
+
+  // Device bytes per GPU for blocks of up to maxRows x maxCols.
+  std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols, bool resident) const {
+    std::uint64_t source = 0;
+    if (resident) {
+      source = rows_->device_bytes(rows_->count());
+      if (!same_data()) source += cols_->device_bytes(cols_->count());
+    } else {
+      source = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
+    }
+    const std::uint64_t layout =
+        (layout_row_points(*rows_, maxRows) + layout_tile_points(*cols_, maxCols, longestCol_)) *
+        sizeof(Point);
+    constexpr std::size_t C = PcfTileGeometry::kTileCols;
+    const std::uint64_t flags = maxRows + (maxCols + C - 1) / C * C;
+    return source + layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+  }
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols) const {
-    return rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
+    return gpu_storage_bytes(maxRows, maxCols, resident_);
+  }
+
+  // The block's layout offsets fit the kernels' 32-bit indices.
+  bool indices_fit(std::size_t maxRows, std::size_t maxCols) const {
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+    return maxRows < kMax && maxCols < kMax && layout_row_points(*rows_, maxRows) <= kMax &&
+           layout_tile_points(*cols_, maxCols, longestCol_) <= kMax;
   }
 
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& scheduler) const {
-    GpuStorage s{rows_->allocate_subset(ctx, scheduler.max_block_rows()),
-                 cols_->allocate_subset(ctx, scheduler.max_block_cols())};
+    constexpr std::size_t C = PcfTileGeometry::kTileCols;
+    const std::size_t maxRows = scheduler.max_block_rows();
+    const std::size_t maxCols = scheduler.max_block_cols();
+    if (!indices_fit(maxRows, maxCols)) {
+      throw InvalidArgument("a block of " + std::to_string(maxRows) + " x " +
+                            std::to_string(maxCols) +
+                            " functions holds too many breakpoints for 32-bit indices; lower "
+                            "max_block_elements");
+    }
+    GpuStorage s;
+    s.maxRows = maxRows;
+    s.maxTiles = (maxCols + C - 1) / C;
+    s.sharedPerBlock = ctx.info().sharedMemPerBlockOptin;
+    s.sharedPerSm = ctx.info().sharedMemPerSm;
+    s.smCount = static_cast<std::uint64_t>(std::max(1, ctx.info().smCount));
+    const cudaStream_t stream = ctx.compute_stream();
+    if (resident_) {
+      upload_whole(*rows_, s.rows, ctx, stream);
+      if (same_data()) {
+        s.colsFromRows = true;
+      } else {
+        upload_whole(*cols_, s.cols, ctx, stream);
+      }
+    } else {
+      s.rows.subset = rows_->allocate_subset(ctx, maxRows);
+      s.cols.subset = cols_->allocate_subset(ctx, maxCols);
+    }
+    const std::size_t metaCount = meta_count(maxRows, maxCols);
+    s.meta = ctx.allocate<std::uint32_t>(metaCount);
+    s.metaHost = PinnedHostBuffer<std::uint32_t>(metaCount);
+    s.rowPoints = ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
+    s.tiles = ctx.allocate<Point>(
+        static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
+    s.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
+    allow_shared_memory(s.sharedPerBlock);
     return s;
   }
 
@@ -68,63 +273,243 @@ class PcfBlockOp {
     launch_block(s, block, gpuOutput, ctx.compute_stream());
   }
 
-  // The two halves of exec_block (the benchmark times the kernel alone).
+  // The two halves of exec_block (the benchmark times the kernel alone):
+  // the block's data and sorted layout, then the computing kernels.
   void upload_block(GpuStorage& s, const BlockInfo& block, cudaStream_t stream) const {
-    rows_->upload_subset(s.rows, block.rows.first, block.n_rows(), stream);
-    cols_->upload_subset(s.cols, block.cols.first, block.n_cols(), stream);
+    constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+    if (block.n_rows() > s.maxRows || (block.n_cols() + C - 1) / C > s.maxTiles) {
+      throw std::logic_error("upload_block: block larger than the GPU storage");
+    }
+    const PairSelection selection = select_pairs(block, skip_, same_data());
+    plan_block_layout(*rows_, *cols_, block, selection, s.plan);
+    const BlockLayoutPlan& p = s.plan;
+
+    std::uint32_t rowBase = 0, colBase = 0;
+    if (resident_) {
+      rowBase = static_cast<std::uint32_t>(block.rows.first);
+      colBase = static_cast<std::uint32_t>(block.cols.first);
+    } else {
+      rows_->upload_subset(s.rows.subset, block.rows.first, block.n_rows(), stream);
+      cols_->upload_subset(s.cols.subset, block.cols.first, block.n_cols(), stream);
+    }
+
+    // The layout's offsets go up in one copy (the pinned buffer is reused
+    // once the previous copy has left it).
+    if (s.metaPending) s.metaUploaded.synchronize();
+    s.metaPending = false;
+    MetaView v = meta_view(s.meta.data(), s.maxRows, s.maxTiles);
+    std::uint32_t* h = s.metaHost.data();
+    const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
+    std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
+    std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
+    std::copy(p.colOrder.begin(), p.colOrder.end(), hv.colOrder);
+    std::copy(p.colLength.begin(), p.colLength.end(), hv.colLength);
+    std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
+    MPCF_CUDA_TRY(cudaMemcpyAsync(s.meta.data(), h, s.meta.bytes(), cudaMemcpyHostToDevice, stream));
+    s.metaUploaded.record(stream);
+    s.metaPending = true;
+
+    const Source& colSrc = s.colsFromRows ? s.rows : s.cols;
+    LayoutArgs la{};
+    la.srcOffsets = s.rows.offsets_data();
+    la.rowBase = rowBase;
+    la.colBase = colBase;
+    la.rowOrder = v.rowOrder;
+    la.rowOffsets = v.rowOffsets;
+    la.colOrder = v.colOrder;
+    la.colLength = v.colLength;
+    la.tileOffsets = v.tileOffsets;
+    la.nRows = p.nRows;
+    la.nColSlots = p.nTiles * C;
+    la.rowFast = s.fast.data();
+    la.colFast = s.fast.data() + s.maxRows;
+    la.valueBound = -1;
+    if constexpr (UncheckedSumFold<Op>::value) {
+      la.valueBound = static_cast<double>(UncheckedSumFold<Op>::max_abs_value());
+    }
+    la.timeBound = static_cast<double>(max_abs_time<T>());
+    constexpr std::uint32_t kWarps = PcfTileGeometry::kLayoutThreads / 32;
+    if (s.colsFromRows || same_source_arrays(s)) {
+      const std::uint32_t items = la.nRows + la.nColSlots;
+      pcf_layout_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
+                             stream>>>(la, s.rows.elements_data(), s.rowPoints.data(),
+                                       s.tiles.data());
+      MPCF_CUDA_CHECK_LAUNCH();
+    } else {
+      // Rows and columns from different arrays: one launch each.
+      LayoutArgs rowsOnly = la;
+      rowsOnly.nColSlots = 0;
+      pcf_layout_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
+                             0, stream>>>(rowsOnly, s.rows.elements_data(), s.rowPoints.data(),
+                                          s.tiles.data());
+      MPCF_CUDA_CHECK_LAUNCH();
+      LayoutArgs colsOnly = la;
+      colsOnly.srcOffsets = colSrc.offsets_data();
+      colsOnly.nRows = 0;
+      pcf_layout_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
+                             PcfTileGeometry::kLayoutThreads, 0, stream>>>(
+          colsOnly, colSrc.elements_data(), s.rowPoints.data(), s.tiles.data());
+      MPCF_CUDA_CHECK_LAUNCH();
+    }
   }
 
   void launch_block(const GpuStorage& s, const BlockInfo& block, T* gpuOutput,
                     cudaStream_t stream) const {
-    using G = PcfKernelGeometry;
-    const std::uint64_t tilesPerRow = G::tiles_per_row(block.n_cols());
-    const std::uint64_t tiles = G::tiles(block.n_rows(), block.n_cols());
-    if (tiles == 0) return;
-    if (tiles > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
-        block.n_rows() > std::numeric_limits<std::uint32_t>::max() ||
-        block.n_cols() > std::numeric_limits<std::uint32_t>::max()) {
-      throw InvalidArgument("a block of " + std::to_string(block.n_rows()) + " x " +
-                            std::to_string(block.n_cols()) +
-                            " pairs is too large for one kernel launch; lower max_block_elements");
+    using G = PcfTileGeometry;
+    const BlockLayoutPlan& p = s.plan;
+    if (p.nRows == 0 || p.nCols == 0) return;
+    if (p.nRows != block.n_rows() || p.nCols != block.n_cols()) {
+      throw std::logic_error("launch_block: the uploaded layout is of another block");
     }
-    const std::uint32_t staging = staging_capacity(block);
-    const std::int64_t shift =
+    const MetaView v = meta_view(const_cast<std::uint32_t*>(s.meta.data()), s.maxRows, s.maxTiles);
+    TiledBlockArgs<T> args{};
+    args.rowPoints = s.rowPoints.data();
+    args.rowOffsets = v.rowOffsets;
+    args.rowOrder = v.rowOrder;
+    args.tiles = s.tiles.data();
+    args.tileOffsets = v.tileOffsets;
+    args.colOrder = v.colOrder;
+    args.colLength = v.colLength;
+    args.rowFast = s.fast.data();
+    args.colFast = s.fast.data() + s.maxRows;
+    args.nRows = p.nRows;
+    args.nCols = p.nCols;
+    args.selection = p.selection;
+    args.skip = skip_;
+    args.diagonalShift =
         static_cast<std::int64_t>(block.rows.first) - static_cast<std::int64_t>(block.cols.first);
-    const std::size_t smemBytes = static_cast<std::size_t>(staging) * sizeof(Point);
+    if (order_ == BlockOrder::RowMajor) {
+      args.outRowStride = p.nCols;
+      args.outColStride = 1;
+    } else {
+      args.outRowStride = 1;
+      args.outColStride = p.nRows;
+    }
+    args.a = window_.a;
+    args.b = window_.b;
+    args.out = gpuOutput;
     const bool wholeLine = window_.a == -std::numeric_limits<T>::infinity() &&
                            window_.b == std::numeric_limits<T>::infinity();
-    auto launch = [&](auto kernel) {
-      kernel<<<static_cast<unsigned>(tiles), G::block(), smemBytes, stream>>>(
-          s.rows.elements.data(), s.rows.offsets.data(), static_cast<std::uint32_t>(block.n_rows()),
-          s.cols.elements.data(), s.cols.offsets.data(), static_cast<std::uint32_t>(block.n_cols()),
-          shift, skip_, static_cast<std::uint32_t>(tilesPerRow), staging, window_.a, window_.b, op_,
-          gpuOutput);
-      MPCF_CUDA_CHECK_LAUNCH();
+
+    // Tiles are sorted by size, largest first: split them into launches of
+    // similar sizes.
+    auto tileBytes = [&](std::uint32_t q) {
+      return std::uint64_t(p.tileOffsets[q + 1] - p.tileOffsets[q]) * sizeof(Point);
     };
-    if (wholeLine) {
-      launch(pcf_block_integrate_kernel<false, T, Op>);
-    } else {
-      launch(pcf_block_integrate_kernel<true, T, Op>);
+    std::uint32_t q = 0;
+    while (q < p.nTiles) {
+      const std::uint64_t first = tileBytes(q);
+      const bool staged = first <= s.sharedPerBlock;
+      std::uint32_t end = q + 1;
+      while (end < p.nTiles &&
+             (staged ? 2 * tileBytes(end) > first : tileBytes(end) > s.sharedPerBlock)) {
+        ++end;
+      }
+      const std::uint32_t threads = staged ? threads_for(first, s.sharedPerSm) : 256;
+      args.tileBegin = q;
+      args.tileCount = end - q;
+      // Up to kRowPasses rows per thread; fewer when the launch would
+      // otherwise be only a few waves of thread blocks (the last wave of a
+      // launch runs part-empty).
+      const std::uint32_t groups = threads / G::kTileCols;
+      std::uint64_t resident = 2048 / threads;
+      if (staged) resident = std::min<std::uint64_t>(resident, s.sharedPerSm / (first + 1024));
+      const std::uint64_t concurrent = std::max<std::uint64_t>(1, resident) * s.smCount;
+      const std::uint64_t passes = std::clamp<std::uint64_t>(
+          std::uint64_t(p.nRows) * args.tileCount / (16 * concurrent * groups), 1, G::kRowPasses);
+      args.rowsPerBlock = groups * static_cast<std::uint32_t>(passes);
+      const std::uint64_t chunks = (p.nRows + args.rowsPerBlock - 1) / args.rowsPerBlock;
+      const std::uint64_t grid = chunks * args.tileCount;
+      if (grid > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+        throw InvalidArgument("a block of " + std::to_string(block.n_rows()) + " x " +
+                              std::to_string(block.n_cols()) +
+                              " pairs is too large for one kernel launch; lower max_block_elements");
+      }
+      const std::size_t smem = staged ? static_cast<std::size_t>(first) : 0;
+      auto launch = [&](auto kernel) {
+        kernel<<<static_cast<unsigned>(grid), threads, smem, stream>>>(args, args.rowPoints, op_);
+        MPCF_CUDA_CHECK_LAUNCH();
+      };
+      if (staged) {
+        if (wholeLine) launch(pcf_tiled_kernel<true, false, T, Op>);
+        else launch(pcf_tiled_kernel<true, true, T, Op>);
+      } else {
+        if (wholeLine) launch(pcf_tiled_kernel<false, false, T, Op>);
+        else launch(pcf_tiled_kernel<false, true, T, Op>);
+      }
+      q = end;
     }
   }
 
  private:
-  // Points of shared memory per tile: enough for the largest column tile of
-  // this block when every tile fits the geometry's staging budget, else 0.
-  // Staging only some tiles would still reserve the shared memory in every
-  // thread block, shrinking the L1 cache that the global-memory path lives
-  // on (measured: 2-4x slower for m = 512).
-  std::uint32_t staging_capacity(const BlockInfo& block) const {
-    using G = PcfKernelGeometry;
-    const std::uint64_t cap = G::kStagingBytes / sizeof(Point);
-    std::uint64_t largest = 0;
-    const auto& host = cols_->host();
-    for (std::size_t c = block.cols.first; c <= block.cols.last; c += G::kCols) {
-      const std::size_t n = std::min<std::size_t>(G::kCols, block.cols.last - c + 1);
-      largest = std::max<std::uint64_t>(largest, host.subset_elements(c, n));
-      if (largest > cap) return 0;
+  struct MetaView {
+    std::uint32_t* rowOrder;
+    std::uint32_t* rowOffsets;
+    std::uint32_t* colOrder;
+    std::uint32_t* colLength;
+    std::uint32_t* tileOffsets;
+  };
+  static std::size_t meta_count_for(std::size_t maxRows, std::size_t maxTiles) {
+    constexpr std::size_t C = PcfTileGeometry::kTileCols;
+    return maxRows + (maxRows + 1) + 2 * maxTiles * C + (maxTiles + 1);
+  }
+  static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
+    constexpr std::size_t C = PcfTileGeometry::kTileCols;
+    return meta_count_for(maxRows, (maxCols + C - 1) / C);
+  }
+  static MetaView meta_view(std::uint32_t* base, std::size_t maxRows, std::size_t maxTiles) {
+    constexpr std::size_t C = PcfTileGeometry::kTileCols;
+    MetaView v;
+    v.rowOrder = base;
+    v.rowOffsets = v.rowOrder + maxRows;
+    v.colOrder = v.rowOffsets + maxRows + 1;
+    v.colLength = v.colOrder + maxTiles * C;
+    v.tileOffsets = v.colLength + maxTiles * C;
+    return v;
+  }
+
+  // Threads per thread block for staged tiles of `bytes`: enough resident
+  // warps per multiprocessor when large tiles leave room for few blocks.
+  static std::uint32_t threads_for(std::uint64_t bytes, std::size_t sharedPerSm) {
+    const std::uint64_t perSm = sharedPerSm / (bytes + 1024);  // 1 KiB reserved per block
+    if (perSm >= 6) return 256;
+    if (perSm >= 3) return 512;
+    return 1024;
+  }
+
+  // Lets the staged kernels use all the shared memory a block may have.
+  void allow_shared_memory(std::size_t bytes) const {
+    const int b = static_cast<int>(bytes);
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, Op>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, Op>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+  }
+
+  static bool same_source_arrays(const GpuStorage& s) {
+    return s.rows.offsets_data() == s.cols.offsets_data() &&
+           s.rows.elements_data() == s.cols.elements_data();
+  }
+
+  // The whole collection, offsets as 32-bit, copied straight from the host
+  // arrays (one upload per GPU and computation).
+  static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
+    src.resident = true;
+    const std::size_t n = m.count();
+    std::vector<std::uint32_t> offs(n + 1);
+    const auto& host = m.host();
+    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(host.offset(k));
+    src.offsets = ctx.allocate<std::uint32_t>(n + 1);
+    src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
+    // Copies from pageable memory; waiting for them keeps `offs` alive long
+    // enough and costs nothing here (once per GPU, before the first block).
+    MPCF_CUDA_TRY(cudaMemcpyAsync(src.offsets.data(), offs.data(), src.offsets.bytes(),
+                                  cudaMemcpyHostToDevice, stream));
+    if (src.elements.bytes() > 0) {
+      MPCF_CUDA_TRY(cudaMemcpyAsync(src.elements.data(), host.elements().data(),
+                                    src.elements.bytes(), cudaMemcpyHostToDevice, stream));
     }
-    return static_cast<std::uint32_t>(largest);
+    MPCF_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
   std::shared_ptr<const DataManager> rows_;
@@ -132,6 +517,9 @@ class PcfBlockOp {
   Op op_;
   Window<T> window_;
   TriangleSkipMode skip_;
+  std::uint64_t longestCol_ = 0;
+  bool resident_ = false;
+  BlockOrder order_ = BlockOrder::RowMajor;
 };
 
 }  // namespace mpcf::cuda
