@@ -8,11 +8,17 @@
 //             already on the GPU (CUDA events);
 //   ref/...   the seed-style reference kernel: one thread per pair, points
 //             read from global memory with 64-bit indexing, blocks of 1 x 32
-//             threads (CUDA events), same walk and same output.
+//             threads (CUDA events), core's walk and the same output;
+//   stages/...  the CUDA task alone (pdist condensed / l2_kernel packed),
+//             with the pipeline's time per stage as counters (setup,
+//             enqueue, wait for downloads, scatter, GPU time per block).
+// For n = 2000 the outputs of ours and ref are compared bitwise (the
+// summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -108,6 +114,8 @@ double merge_steps(const Input& in, bool kernel) {
 
 struct Row {
   double e2e = NAN, e2e0 = NAN, ours = NAN, ref = NAN, steps = 0;
+  std::vector<double> oursOut, refOut;  // lower triangles (n = 2000 cases)
+  std::string stages;
 };
 std::map<std::string, Row>& rows() {
   static std::map<std::string, Row> r;
@@ -177,6 +185,19 @@ void time_launches(benchmark::State& state, cudaStream_t stream, Launch launch) 
   CHECK_CUDA(cudaEventDestroy(b));
 }
 
+// Keeps the computed lower triangle (i > j, or i >= j for kernels) of an
+// n x n device buffer for the bitwise comparison of ours and ref.
+template <typename T>
+std::vector<double> lower_triangle(const T* device, std::size_t n, bool kernel) {
+  std::vector<T> all(n * n);
+  CHECK_CUDA(cudaMemcpy(all.data(), device, all.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<double> low;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < (kernel ? i + 1 : i); ++j) low.push_back(all[i * n + j]);
+  }
+  return low;
+}
+
 template <typename T, typename Op>
 void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_t n, MMode m) {
   const Input& in = input(n, m);
@@ -217,6 +238,81 @@ void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_
   }
   const double steps = merge_steps(in, kernel);
   state.counters["merge_steps_per_s"] = benchmark::Counter(steps, benchmark::Counter::kIsIterationInvariantRate);
+  if (n <= 2000) {
+    Row& row = rows()[case_name(kernel, sizeof(T) == 4, n, m)];
+    (reference ? row.refOut : row.oursOut) = lower_triangle(out.data(), n, kernel);
+  }
+}
+
+// The CUDA task alone, with the pipeline's stage timings.
+template <typename T, typename Op>
+void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  std::vector<std::uint64_t> offs(in.offsets);
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  auto data = mpcf::cuda::cuda_data_of<T>(coll);
+  const mpcf::SymmetricLayout layout =
+      kernel ? mpcf::SymmetricLayout::PackedLower : mpcf::SymmetricLayout::Condensed;
+  std::vector<T> out(mpcf::symmetric_result_size(n, layout, kernel));
+  mpcf::cuda::CudaExecutionConfig cfg;
+  cfg.devices = {0};
+  mpcf::cuda::PipelineStats st;
+  bool resident = false;
+  std::size_t blocks = 0;
+  for (auto _ : state) {
+    if (kernel) {
+      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::SymmetricMatrixResultWriter<T>> task(
+          data, Op{}, mpcf::Window<T>::whole_line(), out.data(), layout,
+          TriangleSkipMode::LowerTriangle, cfg.devices, cfg);
+      mpcf::TaskControl control;
+      task.run(control);
+      st = task.stats();
+      resident = task.resident();
+      blocks = task.block_count();
+    } else {
+      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::DistanceMatrixResultWriter<T>> task(
+          data, Op{}, mpcf::Window<T>::whole_line(), out.data(), layout,
+          TriangleSkipMode::LowerTriangleSkipDiag, cfg.devices, cfg);
+      mpcf::TaskControl control;
+      task.run(control);
+      st = task.stats();
+      resident = task.resident();
+      blocks = task.block_count();
+    }
+  }
+  state.counters["blocks"] = static_cast<double>(blocks);
+  state.counters["resident"] = resident ? 1 : 0;
+  state.counters["setup_s"] = st.setup;
+  state.counters["storage_s"] = st.storage;
+  state.counters["enqueue_s"] = st.enqueue;
+  state.counters["wait_s"] = st.wait;
+  state.counters["scatter_s"] = st.scatter;
+  state.counters["gpu_s"] = st.gpu_compute;
+  state.counters["pipeline_s"] = st.total;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "pipeline %.4f s: setup %.4f (storage %.4f), enqueue %.4f, wait %.4f, scatter "
+                "%.4f; GPU per block %.4f; %zu blocks, %s",
+                st.total, st.setup, st.storage, st.enqueue, st.wait, st.scatter, st.gpu_compute,
+                blocks,
+                resident ? "resident" : "streamed");
+  rows()[case_name(kernel, sizeof(T) == 4, n, m)].stages = line;
+}
+
+// Largest relative difference of two outputs ("same bits" when identical).
+std::string compare_outputs(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return "";
+  if (a.size() != b.size()) return "sizes differ";
+  if (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0) return "same bits";
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const double scale = std::max(std::fabs(a[k]), std::fabs(b[k]));
+    if (a[k] != b[k]) worst = std::max(worst, scale > 0 ? std::fabs(a[k] - b[k]) / scale : 1.0);
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "max rel diff %.3g", worst);
+  return buf;
 }
 
 // Reporter that also keeps the times for the summary table.
@@ -238,6 +334,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       if (kind == "e2e_gpu0") row.e2e0 = sec;
       if (kind == "ours") row.ours = sec;
       if (kind == "ref") row.ref = sec;
+      (void)row;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -254,6 +351,9 @@ void print_summary() {
     std::printf("%-32s %10.4f %10.4f %10.4f %9.2f %9.2f %12.3e %12.3e %7.1f%%\n", name.c_str(),
                 row.e2e, row.ours, row.ref, row.ref / row.ours, row.ref / row.e2e,
                 row.steps / row.e2e, row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
+    const std::string same = compare_outputs(row.oursOut, row.refOut);
+    if (!same.empty()) std::printf("%-32s ours vs ref: %s\n", "", same.c_str());
+    if (!row.stages.empty()) std::printf("%-32s %s\n", "", row.stages.c_str());
     if (several && !std::isnan(row.e2e0)) {
       std::printf("%-32s e2e_gpu0_s %.4f, scaling efficiency %.1f%%\n", "", row.e2e0,
                   100.0 * row.e2e0 / row.e2e / mpcf_cuda_device_count());
@@ -280,6 +380,15 @@ void register_all() {
                            : benchmark::RegisterBenchmark(full.c_str(),
                                                           [=](benchmark::State& s) { bm_end_to_end<double>(s, kernel, n, m, device); });
             e2e->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          }
+          {
+            const std::string full = "stages/" + name;
+            benchmark::internal::Benchmark* b;
+            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m); });
+            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m); });
+            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m); });
+            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m); });
+            b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
           for (bool ref : {false, true}) {
             const std::string full = (ref ? "ref/" : "ours/") + name;
