@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,6 +106,15 @@ void CachingDeviceAllocator::release_cached() noexcept {
 // ---- contexts and devices ----
 
 DeviceInfo query_device(int device) {
+  // cudaGetDeviceProperties takes milliseconds; the answer never changes
+  // within a process, so it is asked once per device.
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(device);
+    if (it != known.end()) return it->second;
+  }
   DeviceInfo info;
   info.id = device;
   cudaDeviceProp prop{};
@@ -112,7 +123,59 @@ DeviceInfo query_device(int device) {
   info.smCount = prop.multiProcessorCount;
   info.sharedMemPerBlockOptin = prop.sharedMemPerBlockOptin;
   info.sharedMemPerSm = prop.sharedMemPerMultiprocessor;
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(device, info);
   return info;
+}
+
+// ---- pinned chunks kept between computations ----
+
+namespace {
+class PinnedChunkCache {
+ public:
+  ~PinnedChunkCache() {
+    for (void* p : free_) MPCF_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
+  }
+  void* take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        void* p = free_.back();
+        free_.pop_back();
+        return p;
+      }
+    }
+    void* p = nullptr;
+    MPCF_CUDA_TRY(cudaMallocHost(&p, kPinnedChunkBytes));
+    return p;
+  }
+  void give(void* p) noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (free_.size() < kMaxCachedPinnedChunks) {
+        free_.push_back(p);
+        return;
+      }
+    } catch (...) {
+    }
+    MPCF_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<void*> free_;
+};
+
+PinnedChunkCache& pinned_chunk_cache() {
+  static PinnedChunkCache cache;
+  return cache;
+}
+}  // namespace
+
+PinnedChunk::PinnedChunk() : data_(pinned_chunk_cache().take()) {}
+
+PinnedChunk::~PinnedChunk() {
+  if (data_) pinned_chunk_cache().give(data_);
 }
 
 GpuContext::GpuContext(int device)

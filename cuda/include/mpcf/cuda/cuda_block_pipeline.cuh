@@ -20,9 +20,9 @@
 //   3. enqueue the first chunks of buffer s on the download stream, after
 //      the kernel (an event orders the two streams); swap s.
 //
-// The pinned memory is a few chunks (kChunkBytes each), whatever the block
-// size: page-locking host memory costs time on every call, so it is kept
-// small. The pipeline records where its time went (PipelineStats), so the
+// The pinned memory is a few chunks (PinnedChunk, 8 MiB each, cached across
+// computations), whatever the block size: page-locking host memory costs
+// milliseconds, so it is kept small and reused. The pipeline records where its time went (PipelineStats), so the
 // overlap of transfers and compute can be checked with timings per stage.
 //
 // Cancellation is checked before every block and before every scatter. The
@@ -249,9 +249,8 @@ class CudaBlockPipeline {
  private:
   using T = value_type;
 
-  // Pinned chunks of the download ring and their size.
+  // Pinned chunks of the download ring.
   static constexpr int kChunks = 3;
-  static constexpr std::size_t kChunkBytes = std::size_t(8) << 20;
 
   void worker(std::size_t w, TaskControl& control, const ScatterFn& scatter) {
     using Clock = std::chrono::steady_clock;
@@ -261,7 +260,7 @@ class CudaBlockPipeline {
     // A chunk holds at least one whole line (row or column) of any block.
     const std::size_t maxLine = std::max(scheduler_.max_block_rows(), scheduler_.max_block_cols());
     const std::size_t chunkElements =
-        std::min(capacity, std::max(kChunkBytes / sizeof(T), maxLine));
+        std::min(capacity, std::max(PinnedChunk::bytes() / sizeof(T), maxLine));
     PipelineStats& stats = statsPerDevice_[w];
     auto t0 = Clock::now();
 
@@ -270,8 +269,20 @@ class CudaBlockPipeline {
     auto storage = op_.init_gpu_storage(ctx, scheduler_);
     stats.storage += detail::seconds_since(ts);
     DeviceArray<T> deviceOut[2] = {ctx.allocate<T>(capacity), ctx.allocate<T>(capacity)};
-    PinnedHostBuffer<T> chunks[kChunks];
-    for (auto& c : chunks) c = PinnedHostBuffer<T>(chunkElements);
+    // Cached pinned chunks, or buffers of their own for lines longer than a
+    // chunk.
+    std::vector<PinnedChunk> cachedChunks;
+    std::vector<PinnedHostBuffer<T>> ownChunks;
+    T* chunks[kChunks];
+    for (int c = 0; c < kChunks; ++c) {
+      if (chunkElements * sizeof(T) <= PinnedChunk::bytes()) {
+        cachedChunks.emplace_back();
+        chunks[c] = cachedChunks.back().template as<T>();
+      } else {
+        ownChunks.emplace_back(chunkElements);
+        chunks[c] = ownChunks.back().data();
+      }
+    }
     CudaEvent chunkReady[kChunks];
     CudaEvent started[2] = {CudaEvent(true), CudaEvent(true)};
     CudaEvent computed[2] = {CudaEvent(true), CudaEvent(true)};
@@ -302,7 +313,7 @@ class CudaBlockPipeline {
       BlockInfo part;
       const std::size_t offset = chunk_part(p, c, part);
       const int slot = static_cast<int>(c % kChunks);
-      MPCF_CUDA_TRY(cudaMemcpyAsync(chunks[slot].data(), deviceOut[p.buf].data() + offset,
+      MPCF_CUDA_TRY(cudaMemcpyAsync(chunks[slot], deviceOut[p.buf].data() + offset,
                                     static_cast<std::size_t>(part.elements()) * sizeof(T),
                                     cudaMemcpyDeviceToHost, ctx.download_stream()));
       chunkReady[slot].record(ctx.download_stream());
@@ -325,7 +336,7 @@ class CudaBlockPipeline {
         t = Clock::now();
         BlockInfo part;
         chunk_part(pending, c, part);
-        detail::scatter_in_slices(part, chunks[slot].data(), pool, sliceColumns_, scatter);
+        detail::scatter_in_slices(part, chunks[slot], pool, sliceColumns_, scatter);
         stats.scatter += detail::seconds_since(t);
         if (c + kChunks < pending.count) enqueue_chunk(pending, c + kChunks);
       }

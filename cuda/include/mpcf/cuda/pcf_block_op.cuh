@@ -30,11 +30,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mpcf/core/block_scheduler.hpp"
@@ -491,24 +493,69 @@ class PcfBlockOp {
            s.rows.elements_data() == s.cols.elements_data();
   }
 
-  // The whole collection, offsets as 32-bit, copied straight from the host
-  // arrays (one upload per GPU and computation).
+  // The whole collection, offsets as 32-bit, uploaded once per GPU and
+  // computation: through a ring of cached pinned chunks filled by a few host
+  // threads (a plain copy from pageable memory runs at a third of the speed).
   static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
     src.resident = true;
     const std::size_t n = m.count();
-    std::vector<std::uint32_t> offs(n + 1);
     const auto& host = m.host();
-    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(host.offset(k));
     src.offsets = ctx.allocate<std::uint32_t>(n + 1);
     src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
-    // Copies from pageable memory; waiting for them keeps `offs` alive long
-    // enough and costs nothing here (once per GPU, before the first block).
-    MPCF_CUDA_TRY(cudaMemcpyAsync(src.offsets.data(), offs.data(), src.offsets.bytes(),
-                                  cudaMemcpyHostToDevice, stream));
-    if (src.elements.bytes() > 0) {
-      MPCF_CUDA_TRY(cudaMemcpyAsync(src.elements.data(), host.elements().data(),
-                                    src.elements.bytes(), cudaMemcpyHostToDevice, stream));
+    std::vector<std::uint32_t> offs(n + 1);
+    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(host.offset(k));
+    upload_bytes(reinterpret_cast<unsigned char*>(src.offsets.data()),
+                 reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes(), stream);
+    upload_bytes(reinterpret_cast<unsigned char*>(src.elements.data()),
+                 reinterpret_cast<const unsigned char*>(host.elements().data()),
+                 src.elements.bytes(), stream);
+  }
+
+  // Copies `bytes` from pageable host memory to the device; returns when the
+  // copy is complete.
+  static void upload_bytes(unsigned char* device, const unsigned char* host, std::size_t bytes,
+                           cudaStream_t stream) {
+    constexpr int kRing = 3;
+    constexpr std::size_t kChunk = PinnedChunk::bytes();
+    if (bytes == 0) return;
+    std::vector<PinnedChunk> ring;
+    ring.reserve(kRing);
+    CudaEvent copied[kRing];
+    // Destroyed first, also on failure: no chunk goes back to the cache while
+    // a copy may still read it.
+    struct Wait {
+      cudaStream_t stream;
+      ~Wait() { MPCF_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream)); }
+    } wait{stream};
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    for (std::size_t at = 0, c = 0; at < bytes; at += kChunk, ++c) {
+      const int slot = static_cast<int>(c % kRing);
+      if (ring.size() < kRing) {
+        ring.emplace_back();
+      } else {
+        copied[slot].synchronize();
+      }
+      const std::size_t len = std::min(kChunk, bytes - at);
+      unsigned char* staging = ring[slot].as<unsigned char>();
+      // Split the host copy between a few threads (memcpy is bound by one
+      // core's bandwidth).
+      const std::size_t parts = std::min<std::size_t>(threads, (len + (1u << 20) - 1) >> 20);
+      std::vector<std::thread> helpers;
+      auto part = [&](std::size_t k) {
+        const std::size_t from = len * k / parts, to = len * (k + 1) / parts;
+        std::memcpy(staging + from, host + at + from, to - from);
+      };
+      try {
+        for (std::size_t k = 1; k < parts; ++k) helpers.emplace_back(part, k);
+      } catch (...) {
+        for (std::size_t k = helpers.size() + 1; k < parts; ++k) part(k);
+      }
+      part(0);
+      for (auto& h : helpers) h.join();
+      MPCF_CUDA_TRY(cudaMemcpyAsync(device + at, staging, len, cudaMemcpyHostToDevice, stream));
+      copied[slot].record(stream);
     }
+    // The staging chunks go back to the cache when this returns.
     MPCF_CUDA_TRY(cudaStreamSynchronize(stream));
   }
 
