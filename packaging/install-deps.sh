@@ -18,7 +18,7 @@ if [ -n "$missing" ]; then
   echo "install-deps: apt-get install$missing"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  apt-get install -y -qq $missing >/dev/null
 fi
 
 if [ "${MPCF_DEPS:-full}" != minimal ]; then
