@@ -325,6 +325,23 @@ void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name) {
   }
 }
 
+// The checks and dtype dispatch of the single-pair entry points; makeSpec
+// runs after the handle and index checks (its own check comes last).
+template <typename MakeSpec>
+void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
+                 const mpcf_options* options, double* out, MakeSpec makeSpec) {
+  require(X, "X");
+  require(Y, "Y");
+  require(out, "out");
+  check_same_dtype(X, Y);
+  check_index(i, X, "i");
+  check_index(j, Y, "j");
+  const OperationSpec spec = makeSpec();
+  const mpcf_options& o = options_or_default(options);
+  *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
+                                  : pair_value<double>(X, i, Y, j, spec, o);
+}
+
 template <typename T>
 void norms(const mpcf_pcfs* X, OperationSpec spec, void* out, const mpcf_options& o) {
   const auto& d = X->get<T>()->data();
@@ -747,32 +764,14 @@ mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metri
 mpcf_status mpcf_lp_distance(const mpcf_pcfs* X, uint64_t i, const mpcf_pcfs* Y, uint64_t j,
                              double p, const mpcf_options* options, double* out) {
   return api_entry("mpcf_lp_distance", [&] {
-    require(X, "X");
-    require(Y, "Y");
-    require(out, "out");
-    check_same_dtype(X, Y);
-    check_index(i, X, "i");
-    check_index(j, Y, "j");
-    const OperationSpec spec = distance_spec(p);
-    const mpcf_options& o = options_or_default(options);
-    *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
-                                    : pair_value<double>(X, i, Y, j, spec, o);
+    single_pair(X, i, Y, j, options, out, [&] { return distance_spec(p); });
   });
 }
 
 mpcf_status mpcf_l2_inner_product(const mpcf_pcfs* X, uint64_t i, const mpcf_pcfs* Y, uint64_t j,
                                   const mpcf_options* options, double* out) {
   return api_entry("mpcf_l2_inner_product", [&] {
-    require(X, "X");
-    require(Y, "Y");
-    require(out, "out");
-    check_same_dtype(X, Y);
-    check_index(i, X, "i");
-    check_index(j, Y, "j");
-    const OperationSpec spec = OperationSpec::l2_kernel();
-    const mpcf_options& o = options_or_default(options);
-    *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
-                                    : pair_value<double>(X, i, Y, j, spec, o);
+    single_pair(X, i, Y, j, options, out, [] { return OperationSpec::l2_kernel(); });
   });
 }
 

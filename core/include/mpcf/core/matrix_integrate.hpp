@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <thread>
 
@@ -90,8 +89,7 @@ void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManag
   constexpr int K = 4;
   const PcfPoint<T>* f = x.data_of(i);
   const auto nf = static_cast<std::uint32_t>(x.size_of(i));
-  const T inf = std::numeric_limits<T>::infinity();
-  const bool whole = w.a == -inf && w.b == inf;
+  const bool whole = w.is_whole_line();
   std::size_t j = jFirst;
   for (; j + K <= jLast + 1; j += K) {
     const PcfPoint<T>* g[K];

@@ -25,6 +25,12 @@ enum class SymmetricLayout {
 std::uint64_t symmetric_result_size(std::uint64_t n, SymmetricLayout layout, bool withDiagonal);
 
 namespace detail {
+// Marks n output elements as "no result" after a failure.
+template <typename T>
+void fill_nan(T* out, std::uint64_t n) {
+  for (std::uint64_t k = 0; k < n; ++k) out[k] = std::numeric_limits<T>::quiet_NaN();
+}
+
 [[noreturn]] void throw_skipped_nonzero(std::size_t i, std::size_t j, double value);
 
 // Scatters a downloaded block (row-major n_rows x n_cols) through store(),
@@ -92,10 +98,7 @@ class SymmetricResultWriter {
   }
 
   // Marks the whole output as "no result" after a failure.
-  void poison() {
-    const std::uint64_t m = size();
-    for (std::uint64_t k = 0; k < m; ++k) out_[k] = std::numeric_limits<T>::quiet_NaN();
-  }
+  void poison() { detail::fill_nan(out_, size()); }
 
  private:
   T* out_;
@@ -120,10 +123,7 @@ class DenseResultWriter {
   void scatter_block(const BlockInfo& block, const T* buf) {
     detail::scatter_checked<T>(*this, block, buf, TriangleSkipMode::None);
   }
-  void poison() {
-    const std::uint64_t m = size();
-    for (std::uint64_t k = 0; k < m; ++k) out_[k] = std::numeric_limits<T>::quiet_NaN();
-  }
+  void poison() { detail::fill_nan(out_, size()); }
 
  private:
   T* out_;

@@ -26,6 +26,10 @@ struct Window {
   static Window whole_line() {
     return {-std::numeric_limits<T>::infinity(), std::numeric_limits<T>::infinity()};
   }
+  // True when no clipping is needed (the walk's Windowed = false path).
+  MPCF_HD bool is_whole_line() const {
+    return a == -std::numeric_limits<T>::infinity() && b == std::numeric_limits<T>::infinity();
+  }
 };
 
 namespace detail {
@@ -181,8 +185,7 @@ template <typename T, typename Op>
 MPCF_HD T integrate_pair(const SimplePoint<T, T>* f, std::uint32_t nf,
                          const SimplePoint<T, T>* g, std::uint32_t ng,
                          const Window<T>& w, const Op& op) {
-  const T inf = std::numeric_limits<T>::infinity();
-  if (w.a == -inf && w.b == inf) {
+  if (w.is_whole_line()) {
     return integrate_pair<false>(f, nf, g, ng, w.a, w.b, op);
   }
   return integrate_pair<true>(f, nf, g, ng, w.a, w.b, op);
