@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 
 #include "gpu_test_support.hpp"
@@ -369,6 +370,19 @@ void test_every_listed_gpu_is_used(void**) {
               static_cast<unsigned long long>(used[0]), static_cast<unsigned long long>(used[1]));
   assert_true(used[0] > 0 && used[1] > 0);
   assert_memory_equal(one.data(), two.data(), pairs * sizeof(double));
+  if (n > 2) {
+    // Every GPU of the machine: each takes blocks, the same bits.
+    std::vector<int> all(static_cast<std::size_t>(n));
+    std::iota(all.begin(), all.end(), 0);
+    std::vector<double> many(pairs);
+    const auto usedAll = run_on(all, many);
+    for (int d = 0; d < n; ++d) {
+      std::printf("blocks on GPU %d of %d: %llu\n", d, n,
+                  static_cast<unsigned long long>(usedAll[static_cast<std::size_t>(d)]));
+      assert_true(usedAll[static_cast<std::size_t>(d)] > 0);
+    }
+    assert_memory_equal(one.data(), many.data(), pairs * sizeof(double));
+  }
 }
 
 }  // namespace

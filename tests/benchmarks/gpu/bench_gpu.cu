@@ -164,6 +164,41 @@ void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m,
   mpcf_pcfs_destroy(X);
 }
 
+// Multi-GPU scaling (DESIGN §6): pdist L1 end to end (condensed) on the
+// first `gpus` devices, n = 50000. One output buffer serves every case (up to
+// 10 GB), allocated and touched once, outside the timings.
+std::map<std::string, double>& scale_times() {
+  static std::map<std::string, double> t;  // "case/gpusK" -> seconds
+  return t;
+}
+
+template <typename T>
+void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
+  static std::vector<unsigned char> buffer;
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = nullptr;
+  mpcf_options_create(&o);
+  mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
+  std::vector<int> devices(static_cast<std::size_t>(gpus));
+  for (int d = 0; d < gpus; ++d) devices[static_cast<std::size_t>(d)] = d;
+  mpcf_options_set_devices(o, devices.size(), devices.data());
+  std::uint64_t size = 0;
+  mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
+  if (buffer.size() < size * sizeof(T)) buffer.resize(size * sizeof(T));
+  T* out = reinterpret_cast<T*>(buffer.data());
+  for (auto _ : state) {
+    if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  state.counters["merge_steps_per_s"] =
+      benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
 // Times `launch` (enqueued on `stream`) with events; one launch per iteration.
 template <typename Launch>
 void time_launches(benchmark::State& state, cudaStream_t stream, Launch launch) {
@@ -329,6 +364,10 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       key = key.substr(0, key.find("/real_time"));
       const double sec = r.GetAdjustedRealTime() / 1e9 *
                          (r.time_unit == benchmark::kMillisecond ? 1e6 : r.time_unit == benchmark::kMicrosecond ? 1e3 : 1.0);
+      if (kind == "scale") {
+        scale_times()[key] = sec;
+        continue;
+      }
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;
@@ -358,6 +397,24 @@ void print_summary() {
       std::printf("%-32s e2e_gpu0_s %.4f, scaling efficiency %.1f%%\n", "", row.e2e0,
                   100.0 * row.e2e0 / row.e2e / mpcf_cuda_device_count());
     }
+  }
+}
+
+void print_scaling() {
+  if (scale_times().empty()) return;
+  std::printf("\nMulti-GPU scaling, pdist L1 condensed end to end (efficiency = t1 / (k * tk))\n");
+  std::printf("%-28s %10s %10s %10s %8s %8s\n", "case", "1 GPU s", "2 GPUs s", "4 GPUs s", "eff 2",
+              "eff 4");
+  std::map<std::string, std::map<int, double>> byCase;
+  for (const auto& [key, sec] : scale_times()) {
+    const auto at = key.rfind("/gpus");
+    byCase[key.substr(0, at)][std::stoi(key.substr(at + 5))] = sec;
+  }
+  for (const auto& [name, t] : byCase) {
+    auto get = [&](int k) { auto it = t.find(k); return it == t.end() ? NAN : it->second; };
+    const double t1 = get(1), t2 = get(2), t4 = get(4);
+    std::printf("%-28s %10.4f %10.4f %10.4f %7.1f%% %7.1f%%\n", name.c_str(), t1, t2, t4,
+                100.0 * t1 / (2 * t2), 100.0 * t1 / (4 * t4));
   }
 }
 
@@ -405,6 +462,25 @@ void register_all() {
   }
 }
 
+// The scaling cases: n = 50000, m = 128 and 512, f32 and f64, on 1, 2 and 4
+// GPUs (as many as the machine has). Registered last; select them with
+// --benchmark_filter=^scale/.
+void register_scaling() {
+  const std::size_t n = 50000;
+  for (bool f32 : {true, false}) {
+    for (MMode m : {MMode::Fixed128, MMode::Fixed512}) {
+      for (int gpus : {1, 2, 4}) {
+        if (gpus > mpcf_cuda_device_count()) continue;
+        const std::string full =
+            "scale/" + case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
+        auto b = f32 ? benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<float>(s, n, m, gpus); })
+                     : benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<double>(s, n, m, gpus); });
+        b->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -430,10 +506,12 @@ int main(int argc, char** argv) {
     }
   }
   register_all();
+  register_scaling();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   print_summary();
+  print_scaling();
   benchmark::Shutdown();
   return 0;
 }

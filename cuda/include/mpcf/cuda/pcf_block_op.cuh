@@ -390,8 +390,7 @@ class PcfBlockOp {
     args.a = window_.a;
     args.b = window_.b;
     args.out = gpuOutput;
-    const bool wholeLine = window_.a == -std::numeric_limits<T>::infinity() &&
-                           window_.b == std::numeric_limits<T>::infinity();
+    const bool wholeLine = window_.is_whole_line();
 
     // Tiles are sorted by size, largest first: split them into launches of
     // similar sizes.
