@@ -336,6 +336,12 @@ void test_pipeline_stops_on_failure(void**) {
   }
 }
 
+// Every GPU computes the same bits, alone and together (4 GPUs: all of
+// them). Which GPU takes which block is up to the shared queue: with a
+// problem this small one GPU may take every block before another has set up
+// (seen on a 4-GPU machine: 0 and 45 blocks), so the blocks per device are
+// printed, and only their sum is checked; that several GPUs share real work
+// shows in the scaling benchmark.
 void test_every_listed_gpu_is_used(void**) {
   const int n = usable_device_count();
   if (n < 2) {
@@ -350,6 +356,7 @@ void test_every_listed_gpu_is_used(void**) {
   const std::size_t pairs = P.n() * (P.n() - 1) / 2;
   auto data = cuda_data_of<double>(collection_of(P));
   using W = DistanceMatrixResultWriter<double>;
+  std::size_t blockCount = 0;
   auto run_on = [&](std::vector<int> devices, std::vector<double>& out) {
     CudaExecutionConfig cfg;
     cfg.devices = devices;
@@ -361,27 +368,32 @@ void test_every_listed_gpu_is_used(void**) {
     TaskControl control;
     task.run(control);
     assert_int_equal(control.done(), pairs);
+    blockCount = task.block_count();
     return task.blocks_per_device();
   };
-  std::vector<double> one(pairs), two(pairs);
+  std::vector<double> one(pairs);
   run_on({0}, one);
-  const auto used = run_on({0, 1}, two);
-  std::printf("blocks per device: %llu on GPU 0, %llu on GPU 1\n",
-              static_cast<unsigned long long>(used[0]), static_cast<unsigned long long>(used[1]));
-  assert_true(used[0] > 0 && used[1] > 0);
-  assert_memory_equal(one.data(), two.data(), pairs * sizeof(double));
-  if (n > 2) {
-    // Every GPU of the machine: each takes blocks, the same bits.
-    std::vector<int> all(static_cast<std::size_t>(n));
-    std::iota(all.begin(), all.end(), 0);
-    std::vector<double> many(pairs);
-    const auto usedAll = run_on(all, many);
-    for (int d = 0; d < n; ++d) {
-      std::printf("blocks on GPU %d of %d: %llu\n", d, n,
-                  static_cast<unsigned long long>(usedAll[static_cast<std::size_t>(d)]));
-      assert_true(usedAll[static_cast<std::size_t>(d)] > 0);
+  assert_true(blockCount > 1);
+  for (int d = 1; d < n; ++d) {  // each GPU alone
+    std::vector<double> alone(pairs);
+    const auto used = run_on({d}, alone);
+    assert_int_equal(used[0], blockCount);
+    assert_memory_equal(one.data(), alone.data(), pairs * sizeof(double));
+  }
+  for (int k : {2, n}) {  // the first two, then every GPU
+    std::vector<int> devices(static_cast<std::size_t>(k));
+    std::iota(devices.begin(), devices.end(), 0);
+    std::vector<double> together(pairs);
+    const auto used = run_on(devices, together);
+    std::uint64_t sum = 0;
+    std::printf("blocks per device (%d GPUs):", k);
+    for (int d = 0; d < k; ++d) {
+      std::printf(" %llu", static_cast<unsigned long long>(used[static_cast<std::size_t>(d)]));
+      sum += used[static_cast<std::size_t>(d)];
     }
-    assert_memory_equal(one.data(), many.data(), pairs * sizeof(double));
+    std::printf("\n");
+    assert_int_equal(sum, blockCount);
+    assert_memory_equal(one.data(), together.data(), pairs * sizeof(double));
   }
 }
 
