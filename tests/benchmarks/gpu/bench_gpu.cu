@@ -24,6 +24,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
@@ -138,14 +139,20 @@ std::string case_name(bool kernel, bool f32, std::size_t n, MMode m) {
 
 // ---- benchmarks ----
 
+// Options for the CUDA backend on `devices` (empty: every GPU).
+mpcf_options* cuda_options(const std::vector<int>& devices) {
+  mpcf_options* o = nullptr;
+  mpcf_options_create(&o);
+  mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
+  if (!devices.empty()) mpcf_options_set_devices(o, devices.size(), devices.data());
+  return o;
+}
+
 template <typename T>
 void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m, int device) {
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
-  mpcf_options* o = nullptr;
-  mpcf_options_create(&o);
-  mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
-  if (device >= 0) mpcf_options_set_devices(o, 1, &device);
+  mpcf_options* o = cuda_options(device >= 0 ? std::vector<int>{device} : std::vector<int>{});
   const mpcf_layout layout = kernel ? MPCF_LAYOUT_PACKED_LOWER : MPCF_LAYOUT_CONDENSED;
   std::uint64_t size = 0;
   if (kernel) mpcf_l2_kernel_size(X, layout, &size); else mpcf_pdist_size(X, layout, &size);
@@ -177,12 +184,9 @@ void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
   static std::vector<unsigned char> buffer;
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
-  mpcf_options* o = nullptr;
-  mpcf_options_create(&o);
-  mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
   std::vector<int> devices(static_cast<std::size_t>(gpus));
-  for (int d = 0; d < gpus; ++d) devices[static_cast<std::size_t>(d)] = d;
-  mpcf_options_set_devices(o, devices.size(), devices.data());
+  std::iota(devices.begin(), devices.end(), 0);
+  mpcf_options* o = cuda_options(devices);
   std::uint64_t size = 0;
   mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
   if (buffer.size() < size * sizeof(T)) buffer.resize(size * sizeof(T));
@@ -494,10 +498,7 @@ int main(int argc, char** argv) {
     for (bool f32 : {true, false}) {
       const Input& in = input(300, MMode::Fixed128);
       mpcf_pcfs* X = f32 ? handle_of<float>(in) : handle_of<double>(in);
-      mpcf_options* o = nullptr;
-      mpcf_options_create(&o);
-      mpcf_options_set_backend(o, MPCF_BACKEND_CUDA);
-      mpcf_options_set_devices(o, 1, &d);
+      mpcf_options* o = cuda_options({d});
       std::vector<double> out(300 * 300);
       mpcf_pdist(X, 1.0, MPCF_LAYOUT_DENSE, out.data(), out.size(), o);
       mpcf_l2_kernel(X, MPCF_LAYOUT_DENSE, out.data(), out.size(), o);
