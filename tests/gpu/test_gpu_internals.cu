@@ -1,7 +1,8 @@
 // The CUDA building blocks below the C API: the error macro and its typed
 // exceptions, RAII buffers and the caching allocator, device queries,
 // CudaOffsetDataManager::upload_subset, the kernel's TriangleSkipMode, the
-// pipeline's error propagation and the use of every listed GPU.
+// pipeline's error propagation, the use of every listed GPU and the resident
+// upload shared by all GPUs.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -397,6 +398,72 @@ void test_every_listed_gpu_is_used(void**) {
   }
 }
 
+// The resident input sent to every GPU in one pass (upload_resident) gives
+// the same bits as each GPU uploading it on its own, for pdist (rows and
+// columns one collection) and cdist (two), on one GPU and on every GPU;
+// the values agree with the brute-force reference.
+void test_shared_upload_matches_own_uploads(void**) {
+  const int gpus = usable_device_count();
+  if (gpus < 1) skip();
+  Rng rng(11);
+  RandomSpec spec;
+  spec.n = 160;
+  spec.maxM = 40;
+  const Pcfs X = random_pcfs(rng, spec);
+  spec.n = 90;
+  const Pcfs Y = random_pcfs(rng, spec);
+  auto dx = cuda_data_of<double>(collection_of(X));
+  auto dy = cuda_data_of<double>(collection_of(Y));
+  const std::size_t pairs = X.n() * (X.n() - 1) / 2;
+  using W = DistanceMatrixResultWriter<double>;
+  using L1 = OperationL1Dist<double>;
+  std::vector<std::vector<int>> lists{{0}};
+  if (gpus > 1) {
+    lists.emplace_back(static_cast<std::size_t>(gpus));
+    std::iota(lists.back().begin(), lists.back().end(), 0);
+  }
+  for (const auto& devices : lists) {
+    std::vector<double> pd[2], cd[2];
+    for (int shared = 0; shared < 2; ++shared) {
+      CudaExecutionConfig cfg;
+      cfg.devices = devices;
+      cfg.splitHint = 16;
+      cfg.minBlockSide = 1;
+      cfg.sharedUpload = shared != 0;
+      pd[shared].assign(pairs, -1.0);
+      CudaPairwiseIntegrationTask<double, L1, W> p(dx, {}, Window<double>::whole_line(),
+                                                   pd[shared].data(), SymmetricLayout::Condensed,
+                                                   TriangleSkipMode::LowerTriangleSkipDiag,
+                                                   devices, cfg);
+      TaskControl c1;
+      p.run(c1);
+      assert_true(p.resident());
+      assert_true(shared ? p.stats().upload > 0 : p.stats().upload == 0);
+      cd[shared].assign(X.n() * Y.n(), -1.0);
+      CudaCrossIntegrationTask<double, L1> x(dx, dy, {}, Window<double>::whole_line(),
+                                             cd[shared].data(), devices, cfg);
+      TaskControl c2;
+      x.run(c2);
+      assert_true(x.resident());
+      assert_true(shared ? x.stats().upload > 0 : x.stats().upload == 0);
+    }
+    assert_memory_equal(pd[0].data(), pd[1].data(), pairs * sizeof(double));
+    assert_memory_equal(cd[0].data(), cd[1].data(), cd[0].size() * sizeof(double));
+    for (std::size_t i = 0, k = 0; i < X.n(); ++i) {
+      for (std::size_t j = 0; j < Y.n(); ++j) {
+        const Reference r = reference(X, i, Y, j, Op::L1, 1, -INFINITY, INFINITY);
+        assert_true(close_enough(cd[1][i * Y.n() + j], r.value, r.magnitude, r.rectangles,
+                                 MPCF_FLOAT64, Op::L1));
+      }
+      for (std::size_t j = i + 1; j < X.n(); ++j, ++k) {  // condensed: (i, j > i) row by row
+        const Reference r = reference(X, i, X, j, Op::L1, 1, -INFINITY, INFINITY);
+        assert_true(close_enough(pd[1][k], r.value, r.magnitude, r.rectangles, MPCF_FLOAT64,
+                                 Op::L1));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int, char** argv) {
@@ -410,6 +477,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
+      cmocka_unit_test(test_shared_upload_matches_own_uploads),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

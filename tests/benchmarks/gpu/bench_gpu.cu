@@ -171,9 +171,17 @@ void bm_end_to_end(benchmark::State& state, bool kernel, std::size_t n, MMode m,
   mpcf_pcfs_destroy(X);
 }
 
+// One output buffer of at least `bytes` for the cases that share it (up to
+// 10 GB at n = 50000), allocated and touched once, outside the timings.
+template <typename T>
+T* shared_output(std::size_t count) {
+  static std::vector<unsigned char> buffer;
+  if (buffer.size() < count * sizeof(T)) buffer.resize(count * sizeof(T));
+  return reinterpret_cast<T*>(buffer.data());
+}
+
 // Multi-GPU scaling (DESIGN §6): pdist L1 end to end (condensed) on the
-// first `gpus` devices, n = 50000. One output buffer serves every case (up to
-// 10 GB), allocated and touched once, outside the timings.
+// first `gpus` devices, n = 50000, into the shared output buffer.
 std::map<std::string, double>& scale_times() {
   static std::map<std::string, double> t;  // "case/gpusK" -> seconds
   return t;
@@ -181,7 +189,6 @@ std::map<std::string, double>& scale_times() {
 
 template <typename T>
 void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
-  static std::vector<unsigned char> buffer;
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
   std::vector<int> devices(static_cast<std::size_t>(gpus));
@@ -189,8 +196,7 @@ void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
   mpcf_options* o = cuda_options(devices);
   std::uint64_t size = 0;
   mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
-  if (buffer.size() < size * sizeof(T)) buffer.resize(size * sizeof(T));
-  T* out = reinterpret_cast<T*>(buffer.data());
+  T* out = shared_output<T>(size);
   for (auto _ : state) {
     if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o) != MPCF_OK) {
       state.SkipWithError(mpcf_last_error_message());
@@ -283,9 +289,30 @@ void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_
   }
 }
 
-// The CUDA task alone, with the pipeline's stage timings.
+// The per-device lines of the stages cases, printed after the summary.
+std::map<std::string, std::vector<std::string>>& device_stage_lines() {
+  static std::map<std::string, std::vector<std::string>> lines;
+  return lines;
+}
+
+std::string stage_line(const mpcf::cuda::PipelineStats& st) {
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "upload %.4f, setup %.4f (context %.4f, storage %.4f, buffers %.4f), first "
+                "block at %.4f, "
+                "enqueue %.4f, wait %.4f, scatter %.4f; GPU per block %.4f; %llu blocks; done at "
+                "%.4f",
+                st.upload, st.setup, st.context, st.storage, st.buffers, st.first_block, st.enqueue, st.wait,
+                st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish);
+  return line;
+}
+
+// The CUDA task alone (pdist condensed / l2_kernel packed) on the first
+// `gpus` devices, with the pipeline's stage timings: for the summary table,
+// or per device for the scaling table (scaling).
 template <typename T, typename Op>
-void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
+void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int gpus,
+               bool scaling, bool sharedUpload = true) {
   const Input& in = input(n, m);
   std::vector<std::uint64_t> offs(in.offsets);
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
@@ -293,31 +320,34 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
   auto data = mpcf::cuda::cuda_data_of<T>(coll);
   const mpcf::SymmetricLayout layout =
       kernel ? mpcf::SymmetricLayout::PackedLower : mpcf::SymmetricLayout::Condensed;
-  std::vector<T> out(mpcf::symmetric_result_size(n, layout, kernel));
+  T* out = shared_output<T>(mpcf::symmetric_result_size(n, layout, kernel));
   mpcf::cuda::CudaExecutionConfig cfg;
-  cfg.devices = {0};
+  cfg.devices.resize(static_cast<std::size_t>(gpus));
+  std::iota(cfg.devices.begin(), cfg.devices.end(), 0);
+  cfg.sharedUpload = sharedUpload;
   mpcf::cuda::PipelineStats st;
+  std::vector<mpcf::cuda::PipelineStats> perDevice;
   bool resident = false;
   std::size_t blocks = 0;
+  auto run = [&](auto& task) {
+    mpcf::TaskControl control;
+    task.run(control);
+    st = task.stats();
+    perDevice = task.stats_per_device();
+    resident = task.resident();
+    blocks = task.block_count();
+  };
   for (auto _ : state) {
     if (kernel) {
       mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::SymmetricMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out.data(), layout,
-          TriangleSkipMode::LowerTriangle, cfg.devices, cfg);
-      mpcf::TaskControl control;
-      task.run(control);
-      st = task.stats();
-      resident = task.resident();
-      blocks = task.block_count();
+          data, Op{}, mpcf::Window<T>::whole_line(), out, layout, TriangleSkipMode::LowerTriangle,
+          cfg.devices, cfg);
+      run(task);
     } else {
       mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::DistanceMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out.data(), layout,
+          data, Op{}, mpcf::Window<T>::whole_line(), out, layout,
           TriangleSkipMode::LowerTriangleSkipDiag, cfg.devices, cfg);
-      mpcf::TaskControl control;
-      task.run(control);
-      st = task.stats();
-      resident = task.resident();
-      blocks = task.block_count();
+      run(task);
     }
   }
   state.counters["blocks"] = static_cast<double>(blocks);
@@ -329,14 +359,20 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m) {
   state.counters["scatter_s"] = st.scatter;
   state.counters["gpu_s"] = st.gpu_compute;
   state.counters["pipeline_s"] = st.total;
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "pipeline %.4f s: setup %.4f (storage %.4f), enqueue %.4f, wait %.4f, scatter "
-                "%.4f; GPU per block %.4f; %zu blocks, %s",
-                st.total, st.setup, st.storage, st.enqueue, st.wait, st.scatter, st.gpu_compute,
-                blocks,
+  char head[128];
+  std::snprintf(head, sizeof head, "pipeline %.4f s (with the upload), %zu blocks, %s; ", st.total, blocks,
                 resident ? "resident" : "streamed");
-  rows()[case_name(kernel, sizeof(T) == 4, n, m)].stages = line;
+  const std::string name = case_name(kernel, sizeof(T) == 4, n, m);
+  if (!scaling) {
+    rows()[name].stages = head + stage_line(st);
+    return;
+  }
+  auto& lines = device_stage_lines()[name + "/gpus" + std::to_string(gpus) +
+                                     (sharedUpload ? "" : "/own_uploads")];
+  lines.assign(1, head);
+  for (std::size_t d = 0; d < perDevice.size(); ++d) {
+    lines.push_back("GPU " + std::to_string(d) + ": " + stage_line(perDevice[d]));
+  }
 }
 
 // Largest relative difference of two outputs ("same bits" when identical).
@@ -372,6 +408,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         scale_times()[key] = sec;
         continue;
       }
+      if (kind == "scale_stages") continue;
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;
@@ -420,6 +457,10 @@ void print_scaling() {
     std::printf("%-28s %10.4f %10.4f %10.4f %7.1f%% %7.1f%%\n", name.c_str(), t1, t2, t4,
                 100.0 * t1 / (2 * t2), 100.0 * t1 / (4 * t4));
   }
+  for (const auto& [name, lines] : device_stage_lines()) {
+    std::printf("%s\n", name.c_str());
+    for (const auto& l : lines) std::printf("  %s\n", l.c_str());
+  }
 }
 
 void register_all() {
@@ -445,10 +486,10 @@ void register_all() {
           {
             const std::string full = "stages/" + name;
             benchmark::internal::Benchmark* b;
-            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m); });
-            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m); });
-            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m); });
-            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m); });
+            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m, 1, false); });
+            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m, 1, false); });
+            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m, 1, false); });
+            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m, 1, false); });
             b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
           for (bool ref : {false, true}) {
@@ -480,6 +521,17 @@ void register_scaling() {
         auto b = f32 ? benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<float>(s, n, m, gpus); })
                      : benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<double>(s, n, m, gpus); });
         b->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+        // The pipeline's stages, per device.
+        const std::string stages =
+            "scale_stages/" + case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
+        b = f32 ? benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true); })
+                : benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true); });
+        b->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+        if (gpus > 1) {  // baseline: every GPU uploads the input on its own
+          b = f32 ? benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true, false); })
+                  : benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true, false); });
+          b->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
       }
     }
   }

@@ -48,98 +48,11 @@
 #include "mpcf/core/task.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_resources.cuh"
+#include "mpcf/cuda/slice_pool.hpp"
 
 namespace mpcf::cuda {
 
 namespace detail {
-
-// A fixed team of helper threads (started once per worker) that run the
-// slices of a scatter together with the calling thread.
-class SlicePool {
- public:
-  explicit SlicePool(unsigned helpers) {
-    try {
-      for (unsigned k = 0; k < helpers; ++k) threads_.emplace_back([this] { serve(); });
-    } catch (...) {
-      // Fewer helpers than asked: the calling thread does the rest.
-    }
-  }
-  ~SlicePool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  SlicePool(const SlicePool&) = delete;
-  SlicePool& operator=(const SlicePool&) = delete;
-
-  unsigned threads() const noexcept { return static_cast<unsigned>(threads_.size()) + 1; }
-
-  // Runs fn(0..count-1) on the helpers and the calling thread; returns when
-  // all are done and rethrows the first exception.
-  void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &fn;
-      count_ = count;
-      next_ = 0;
-      finished_ = 0;
-      error_ = nullptr;
-      ++generation_;
-    }
-    wake_.notify_all();
-    work();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return finished_ == threads_.size(); });
-    job_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  void work() {
-    for (;;) {
-      const std::size_t k = next_.fetch_add(1);
-      if (k >= count_) return;
-      try {
-        (*job_)(k);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!error_) error_ = std::current_exception();
-      }
-    }
-  }
-  void serve() {
-    std::uint64_t seen = 0;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-      }
-      work();
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ++finished_;
-      }
-      done_.notify_one();
-    }
-  }
-
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
-  const std::function<void(std::size_t)>* job_ = nullptr;
-  std::size_t count_ = 0;
-  std::atomic<std::size_t> next_{0};
-  std::size_t finished_ = 0;
-  std::uint64_t generation_ = 0;
-  bool stop_ = false;
-  std::exception_ptr error_;
-};
 
 // Calls scatter on slices of a downloaded block (or chunk) from the pool's
 // threads: slices of whole rows of a row-major block, or of whole columns of
@@ -176,14 +89,19 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace detail
 
-// Where a run's time went, in seconds. Host stages are summed over the
-// workers (one per GPU); gpu_compute is the time between the start and the
-// end of each block's GPU work (uploads, layout and kernels), summed over
-// blocks and GPUs.
+// Where a run's time went, in seconds. Per device (stats_per_device) or, in
+// stats(), host stages summed over the workers (one per GPU); gpu_compute is
+// the time between the start and the end of each block's GPU work (uploads,
+// layout and kernels), summed over blocks (and GPUs).
 struct PipelineStats {
-  double total = 0;        // wall time of run()
+  double total = 0;        // wall time of run() (tasks: with `upload`)
+  double upload = 0;       // tasks: the resident input sent to every GPU before run()
   double setup = 0;        // contexts, device storage, buffers, scatter threads
+  double context = 0;      // of which the GPU context (device, streams)
   double storage = 0;      // of which the BlockOp's storage (resident uploads included)
+  double buffers = 0;      // of which the output buffers and pinned chunks
+  double first_block = 0;  // from the start of run() to this worker's first block
+  double finish = 0;       // from the start of run() to this worker's end (stats(): the last)
   double enqueue = 0;      // host time preparing and enqueuing blocks
   double wait = 0;         // waiting for a block's download
   double scatter = 0;      // storing downloaded blocks into the output
@@ -222,13 +140,18 @@ class CudaBlockPipeline {
     if (!scheduler_.blocks().empty()) {
       const int workers = static_cast<int>(
           std::min<std::size_t>(devices_.size(), scheduler_.blocks().size()));
-      run_on_threads(workers, control,
-                     [&](int w) { worker(static_cast<std::size_t>(w), control, scatter); });
+      run_on_threads(workers, control, [&](int w) {
+        worker(static_cast<std::size_t>(w), control, scatter, start);
+      });
     }
     stats_ = PipelineStats{};
     for (const auto& st : statsPerDevice_) {
       stats_.setup += st.setup;
+      stats_.context += st.context;
       stats_.storage += st.storage;
+      stats_.buffers += st.buffers;
+      stats_.first_block = std::max(stats_.first_block, st.first_block);
+      stats_.finish = std::max(stats_.finish, st.finish);
       stats_.enqueue += st.enqueue;
       stats_.wait += st.wait;
       stats_.scatter += st.scatter;
@@ -239,8 +162,10 @@ class CudaBlockPipeline {
     control.throw_if_cancelled();
   }
 
-  // Timings of the last run().
+  // Timings of the last run(): summed over the devices, and per device (index
+  // = position in the device list).
   const PipelineStats& stats() const noexcept { return stats_; }
+  const std::vector<PipelineStats>& stats_per_device() const noexcept { return statsPerDevice_; }
 
   // Blocks each device computed in the last run (index = position in the
   // device list).
@@ -252,7 +177,8 @@ class CudaBlockPipeline {
   // Pinned chunks of the download ring.
   static constexpr int kChunks = 3;
 
-  void worker(std::size_t w, TaskControl& control, const ScatterFn& scatter) {
+  void worker(std::size_t w, TaskControl& control, const ScatterFn& scatter,
+              std::chrono::steady_clock::time_point runStart) {
     using Clock = std::chrono::steady_clock;
     const auto& blocks = scheduler_.blocks();
     const TriangleSkipMode skip = op_.skip_mode();
@@ -265,9 +191,11 @@ class CudaBlockPipeline {
     auto t0 = Clock::now();
 
     GpuContext ctx(devices_[w]);
+    stats.context += detail::seconds_since(t0);
     auto ts = Clock::now();
     auto storage = op_.init_gpu_storage(ctx, scheduler_);
     stats.storage += detail::seconds_since(ts);
+    ts = Clock::now();
     DeviceArray<T> deviceOut[2] = {ctx.allocate<T>(capacity), ctx.allocate<T>(capacity)};
     // Cached pinned chunks, or buffers of their own for lines longer than a
     // chunk.
@@ -283,6 +211,7 @@ class CudaBlockPipeline {
         chunks[c] = ownChunks.back().data();
       }
     }
+    stats.buffers += detail::seconds_since(ts);
     CudaEvent chunkReady[kChunks];
     CudaEvent started[2] = {CudaEvent(true), CudaEvent(true)};
     CudaEvent computed[2] = {CudaEvent(true), CudaEvent(true)};
@@ -346,6 +275,7 @@ class CudaBlockPipeline {
       pending = Chunked{};
     };
     stats.setup += detail::seconds_since(t0);
+    stats.first_block = detail::seconds_since(runStart);
 
     int s = 0;
     for (;;) {
@@ -380,6 +310,7 @@ class CudaBlockPipeline {
     if (pending.block) store_pending();
     // Surface asynchronous kernel faults that no wait has reported yet.
     MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
+    stats.finish = detail::seconds_since(runStart);
   }
 
   const BlockOp& op_;

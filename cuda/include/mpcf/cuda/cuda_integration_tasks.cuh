@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -137,6 +138,16 @@ class CudaBlockIntegrationTask : public Work {
     std::uint64_t total = 0;
     for (const auto& b : scheduler.blocks()) total += computed_pairs(b, blockOp_.skip_mode());
     control.set_total(total);
+    // The resident input goes to the GPUs that will have blocks in one pass
+    // over the host data.
+    double upload = 0;
+    const std::size_t workers = std::min(devices_.size(), scheduler.blocks().size());
+    if (plan.resident && cfg_.sharedUpload && workers > 0) {
+      control.throw_if_cancelled();
+      const auto t = std::chrono::steady_clock::now();
+      blockOp_.upload_resident(std::vector<int>(devices_.begin(), devices_.begin() + workers));
+      upload = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    }
     CudaBlockPipeline<PcfBlockOp<T, Op>> pipeline(blockOp_, scheduler, devices_,
                                                  scatter_threads_per_gpu(devices_.size()),
                                                  sink_.order() == BlockOrder::ColumnMajor);
@@ -148,6 +159,10 @@ class CudaBlockIntegrationTask : public Work {
     }
     blocksPerDevice_ = pipeline.blocks_per_device();
     stats_ = pipeline.stats();
+    statsPerDevice_ = pipeline.stats_per_device();
+    stats_.upload = upload;
+    stats_.total += upload;
+    for (auto& st : statsPerDevice_) st.upload = upload;
   }
 
   void discard_output() noexcept override { writer_.poison(); }
@@ -158,6 +173,7 @@ class CudaBlockIntegrationTask : public Work {
   const std::vector<std::uint64_t>& blocks_per_device() const noexcept { return blocksPerDevice_; }
   bool resident() const noexcept { return resident_; }
   const PipelineStats& stats() const noexcept { return stats_; }
+  const std::vector<PipelineStats>& stats_per_device() const noexcept { return statsPerDevice_; }
 
  private:
   PcfBlockOp<T, Op> blockOp_;
@@ -170,6 +186,7 @@ class CudaBlockIntegrationTask : public Work {
   bool resident_ = false;
   std::vector<std::uint64_t> blocksPerDevice_;
   PipelineStats stats_;
+  std::vector<PipelineStats> statsPerDevice_;
 };
 
 }  // namespace detail

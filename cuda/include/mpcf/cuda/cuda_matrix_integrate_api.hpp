@@ -33,6 +33,10 @@ struct CudaExecutionConfig {
   std::uint64_t minBlockSide = 0;      // 0: from the SM count (get_min_block_side)
   std::uint64_t maxBlockElements = 0;  // 0: from free memory (get_max_output_elements)
   double memoryFraction = 0.8;
+  // Resident input on several GPUs: sent to all of them in one pass over the
+  // host data (each pinned chunk filled once, copied to every GPU). false:
+  // every GPU uploads it on its own (kept to measure the difference).
+  bool sharedUpload = true;
 };
 
 // pdist (distance ops) or l2_kernel (OpKind::L2InnerProduct) of one

@@ -214,10 +214,11 @@ class PinnedHostBuffer {
 
 // A page-locked host chunk of kPinnedChunkBytes, taken from (and given back
 // to) a process-wide cache: page-locking memory costs milliseconds per call,
-// so up to kMaxCachedPinnedChunks chunks (96 MiB) stay allocated between
-// computations and are freed at exit. Thread-safe.
+// so up to kMaxCachedPinnedChunks chunks (128 MiB: four GPUs' download
+// rings and layout staging) stay allocated between computations and are
+// freed at exit. Thread-safe.
 constexpr std::size_t kPinnedChunkBytes = std::size_t(8) << 20;
-constexpr std::size_t kMaxCachedPinnedChunks = 12;
+constexpr std::size_t kMaxCachedPinnedChunks = 16;
 
 class PinnedChunk {
  public:

@@ -32,8 +32,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -46,6 +49,7 @@
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
+#include "mpcf/cuda/slice_pool.hpp"
 
 namespace mpcf::cuda {
 
@@ -159,14 +163,40 @@ class PcfBlockOp {
     const Point* elements_data() const { return resident ? elements.data() : subset.elements.data(); }
   };
 
+  // The host staging of a block's layout offsets: a cached pinned chunk
+  // (page-locking memory takes milliseconds and serialises GPUs setting up
+  // together), or a buffer of its own when larger; kept until its last copy
+  // has left it.
+  struct MetaStaging {
+    std::vector<PinnedChunk> chunk;
+    PinnedHostBuffer<std::uint32_t> own;
+    std::uint32_t* data = nullptr;
+    CudaEvent uploaded;
+    bool pending = false;
+
+    MetaStaging() = default;
+    explicit MetaStaging(std::size_t count) {
+      if (count * sizeof(std::uint32_t) <= PinnedChunk::bytes()) {
+        chunk.emplace_back();
+        data = chunk.back().as<std::uint32_t>();
+      } else {
+        own = PinnedHostBuffer<std::uint32_t>(count);
+        data = own.data();
+      }
+    }
+    MetaStaging(MetaStaging&&) = default;
+    MetaStaging& operator=(MetaStaging&&) = default;
+    ~MetaStaging() {
+      if (pending && uploaded.get()) MPCF_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded.get()));
+    }
+  };
+
   struct GpuStorage {
     Source rows;
     Source cols;
     bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
     DeviceArray<std::uint32_t> meta;
-    PinnedHostBuffer<std::uint32_t> metaHost;
-    CudaEvent metaUploaded;
-    bool metaPending = false;
+    MetaStaging metaHost;
     std::size_t maxRows = 0;
     std::size_t maxTiles = 0;
     DeviceArray<Point> rowPoints;
@@ -193,6 +223,22 @@ class PcfBlockOp {
 
   // Upload each collection once per GPU instead of a subset per block.
   void set_resident(bool resident) noexcept { resident_ = resident; }
+
+  // Resident: sends the collections to every one of `devices` now, in one
+  // pass over the host data (each pinned chunk is filled once and copied to
+  // every GPU), for init_gpu_storage on those devices to take; without it,
+  // each GPU's init_gpu_storage uploads on its own. Returns when the copies
+  // are complete.
+  void upload_resident(const std::vector<int>& devices) {
+    if (!resident_ || devices.empty()) return;
+    std::vector<Uploaded> all(devices.size());
+    upload_to_all(*rows_, devices, all, &Uploaded::rows);
+    if (!same_data()) upload_to_all(*cols_, devices, all, &Uploaded::cols);
+    std::lock_guard<std::mutex> lock(uploaded_->mutex);
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      uploaded_->byDevice[devices[d]] = std::move(all[d]);
+    }
+  }
   bool resident() const noexcept { return resident_; }
   void set_output_order(BlockOrder order) noexcept { order_ = order; }
   BlockOrder output_order() const noexcept { return order_; }
@@ -249,11 +295,10 @@ class PcfBlockOp {
     s.smCount = static_cast<std::uint64_t>(std::max(1, ctx.info().smCount));
     const cudaStream_t stream = ctx.compute_stream();
     if (resident_) {
-      upload_whole(*rows_, s.rows, ctx, stream);
-      if (same_data()) {
-        s.colsFromRows = true;
-      } else {
-        upload_whole(*cols_, s.cols, ctx, stream);
+      s.colsFromRows = same_data();
+      if (!take_uploaded(ctx.device(), s)) {
+        upload_whole(*rows_, s.rows, ctx, stream);
+        if (!same_data()) upload_whole(*cols_, s.cols, ctx, stream);
       }
     } else {
       s.rows.subset = rows_->allocate_subset(ctx, maxRows);
@@ -261,7 +306,7 @@ class PcfBlockOp {
     }
     const std::size_t metaCount = meta_count(maxRows, maxCols);
     s.meta = ctx.allocate<std::uint32_t>(metaCount);
-    s.metaHost = PinnedHostBuffer<std::uint32_t>(metaCount);
+    s.metaHost = MetaStaging(metaCount);
     s.rowPoints = ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
     s.tiles = ctx.allocate<Point>(
         static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
@@ -297,10 +342,10 @@ class PcfBlockOp {
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
-    if (s.metaPending) s.metaUploaded.synchronize();
-    s.metaPending = false;
+    if (s.metaHost.pending) s.metaHost.uploaded.synchronize();
+    s.metaHost.pending = false;
     MetaView v = meta_view(s.meta.data(), s.maxRows, s.maxTiles);
-    std::uint32_t* h = s.metaHost.data();
+    std::uint32_t* h = s.metaHost.data;
     const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
     std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
     std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
@@ -308,8 +353,8 @@ class PcfBlockOp {
     std::copy(p.colLength.begin(), p.colLength.end(), hv.colLength);
     std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
     MPCF_CUDA_TRY(cudaMemcpyAsync(s.meta.data(), h, s.meta.bytes(), cudaMemcpyHostToDevice, stream));
-    s.metaUploaded.record(stream);
-    s.metaPending = true;
+    s.metaHost.uploaded.record(stream);
+    s.metaHost.pending = true;
 
     const Source& colSrc = s.colsFromRows ? s.rows : s.cols;
     LayoutArgs la{};
@@ -487,75 +532,152 @@ class PcfBlockOp {
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
   }
 
+  // Collections uploaded by upload_resident, per device, until a GPU's
+  // storage takes them.
+  struct Uploaded {
+    Source rows;
+    Source cols;
+  };
+  struct UploadedByDevice {
+    std::mutex mutex;
+    std::map<int, Uploaded> byDevice;
+  };
+
+  bool take_uploaded(int device, GpuStorage& s) const {
+    std::lock_guard<std::mutex> lock(uploaded_->mutex);
+    auto it = uploaded_->byDevice.find(device);
+    if (it == uploaded_->byDevice.end()) return false;
+    s.rows = std::move(it->second.rows);
+    s.cols = std::move(it->second.cols);
+    uploaded_->byDevice.erase(it);
+    return true;
+  }
+
+  static std::vector<std::uint32_t> offsets32(const DataManager& m) {
+    const std::size_t n = m.count();
+    std::vector<std::uint32_t> offs(n + 1);
+    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(m.host().offset(k));
+    return offs;
+  }
+
+  // One collection to every device (see upload_resident): arrays allocated
+  // on each device, one stream per device for the copies.
+  static void upload_to_all(const DataManager& m, const std::vector<int>& devices,
+                            std::vector<Uploaded>& all, Source Uploaded::*which) {
+    const std::size_t k = devices.size();
+    std::vector<CudaStream> streams;
+    streams.reserve(k);
+    std::vector<Target> offsets(k), elements(k);
+    for (std::size_t d = 0; d < k; ++d) {
+      ScopedDevice on(devices[d]);
+      Source& src = all[d].*which;
+      src.resident = true;
+      src.offsets = DeviceArray<std::uint32_t>(m.count() + 1);
+      src.elements = DeviceArray<Point>(static_cast<std::size_t>(m.total_elements()));
+      streams.emplace_back();
+      offsets[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.offsets.data()),
+                          streams.back().get()};
+      elements[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.elements.data()),
+                           streams.back().get()};
+    }
+    const std::vector<std::uint32_t> offs = offsets32(m);
+    upload_bytes(offsets, reinterpret_cast<const unsigned char*>(offs.data()),
+                 offs.size() * sizeof(std::uint32_t));
+    upload_bytes(elements, reinterpret_cast<const unsigned char*>(m.host().elements().data()),
+                 static_cast<std::size_t>(m.total_elements()) * sizeof(Point));
+  }
+
   static bool same_source_arrays(const GpuStorage& s) {
     return s.rows.offsets_data() == s.cols.offsets_data() &&
            s.rows.elements_data() == s.cols.elements_data();
   }
 
-  // The whole collection, offsets as 32-bit, uploaded once per GPU and
-  // computation: through a ring of cached pinned chunks filled by a few host
-  // threads (a plain copy from pageable memory runs at a third of the speed).
+  // The whole collection, offsets as 32-bit, uploaded to one GPU.
   static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
     src.resident = true;
-    const std::size_t n = m.count();
-    const auto& host = m.host();
-    src.offsets = ctx.allocate<std::uint32_t>(n + 1);
+    src.offsets = ctx.allocate<std::uint32_t>(m.count() + 1);
     src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
-    std::vector<std::uint32_t> offs(n + 1);
-    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(host.offset(k));
-    upload_bytes(reinterpret_cast<unsigned char*>(src.offsets.data()),
-                 reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes(), stream);
-    upload_bytes(reinterpret_cast<unsigned char*>(src.elements.data()),
-                 reinterpret_cast<const unsigned char*>(host.elements().data()),
-                 src.elements.bytes(), stream);
+    const std::vector<std::uint32_t> offs = offsets32(m);
+    const int device = ctx.device();
+    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.offsets.data()), stream}},
+                 reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes());
+    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.elements.data()), stream}},
+                 reinterpret_cast<const unsigned char*>(m.host().elements().data()),
+                 src.elements.bytes());
   }
 
-  // Copies `bytes` from pageable host memory to the device; returns when the
-  // copy is complete.
-  static void upload_bytes(unsigned char* device, const unsigned char* host, std::size_t bytes,
-                           cudaStream_t stream) {
+  // Where upload_bytes copies to: a device array and the stream (of that
+  // device) that copies.
+  struct Target {
+    int device = 0;
+    unsigned char* data = nullptr;
+    cudaStream_t stream = nullptr;
+  };
+
+  // Copies `bytes` from pageable host memory to every target, through a ring
+  // of cached pinned chunks filled by a few host threads (a plain copy from
+  // pageable memory runs at a third of the speed): each chunk is filled once
+  // and copied to every target. Returns when all copies are complete.
+  static void upload_bytes(const std::vector<Target>& targets, const unsigned char* host,
+                           std::size_t bytes) {
     constexpr int kRing = 3;
     constexpr std::size_t kChunk = PinnedChunk::bytes();
-    if (bytes == 0) return;
+    if (bytes == 0 || targets.empty()) return;
+    const std::size_t k = targets.size();
     std::vector<PinnedChunk> ring;
     ring.reserve(kRing);
-    CudaEvent copied[kRing];
+    // copied[slot * k + d]: target d's copy out of the slot (an event of
+    // target d's device).
+    std::vector<CudaEvent> copied;
+    copied.reserve(kRing * k);
+    for (int slot = 0; slot < kRing; ++slot) {
+      for (const Target& t : targets) {
+        ScopedDevice on(t.device);
+        copied.emplace_back();
+      }
+    }
     // Destroyed first, also on failure: no chunk goes back to the cache while
     // a copy may still read it.
     struct Wait {
-      cudaStream_t stream;
-      ~Wait() { MPCF_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream)); }
-    } wait{stream};
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+      const std::vector<Target>& targets;
+      ~Wait() {
+        for (const Target& t : targets) MPCF_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(t.stream));
+      }
+    } wait{targets};
+    // The host copy of a chunk is split between a few threads (memcpy is
+    // bound by one core's bandwidth).
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+    std::optional<detail::SlicePool> pool;
+    if (bytes > (std::size_t(1) << 20)) pool.emplace(threads - 1);
     for (std::size_t at = 0, c = 0; at < bytes; at += kChunk, ++c) {
       const int slot = static_cast<int>(c % kRing);
       if (ring.size() < kRing) {
         ring.emplace_back();
       } else {
-        copied[slot].synchronize();
+        for (std::size_t d = 0; d < k; ++d) copied[slot * k + d].synchronize();
       }
       const std::size_t len = std::min(kChunk, bytes - at);
       unsigned char* staging = ring[slot].as<unsigned char>();
-      // Split the host copy between a few threads (memcpy is bound by one
-      // core's bandwidth).
-      const std::size_t parts = std::min<std::size_t>(threads, (len + (1u << 20) - 1) >> 20);
-      std::vector<std::thread> helpers;
-      auto part = [&](std::size_t k) {
-        const std::size_t from = len * k / parts, to = len * (k + 1) / parts;
+      const std::size_t parts =
+          pool ? std::min<std::size_t>(pool->threads(), (len + (1u << 20) - 1) >> 20) : 1;
+      auto part = [&](std::size_t p) {
+        const std::size_t from = len * p / parts, to = len * (p + 1) / parts;
         std::memcpy(staging + from, host + at + from, to - from);
       };
-      try {
-        for (std::size_t k = 1; k < parts; ++k) helpers.emplace_back(part, k);
-      } catch (...) {
-        for (std::size_t k = helpers.size() + 1; k < parts; ++k) part(k);
+      if (parts > 1) {
+        pool->run(parts, part);
+      } else {
+        part(0);
       }
-      part(0);
-      for (auto& h : helpers) h.join();
-      MPCF_CUDA_TRY(cudaMemcpyAsync(device + at, staging, len, cudaMemcpyHostToDevice, stream));
-      copied[slot].record(stream);
+      for (std::size_t d = 0; d < k; ++d) {
+        const Target& t = targets[d];
+        ScopedDevice on(t.device);
+        MPCF_CUDA_TRY(cudaMemcpyAsync(t.data + at, staging, len, cudaMemcpyHostToDevice, t.stream));
+        copied[slot * k + d].record(t.stream);
+      }
     }
     // The staging chunks go back to the cache when this returns.
-    MPCF_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (const Target& t : targets) MPCF_CUDA_TRY(cudaStreamSynchronize(t.stream));
   }
 
   std::shared_ptr<const DataManager> rows_;
@@ -566,6 +688,7 @@ class PcfBlockOp {
   std::uint64_t longestCol_ = 0;
   bool resident_ = false;
   BlockOrder order_ = BlockOrder::RowMajor;
+  std::shared_ptr<UploadedByDevice> uploaded_ = std::make_shared<UploadedByDevice>();
 };
 
 }  // namespace mpcf::cuda
