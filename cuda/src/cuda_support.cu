@@ -185,6 +185,7 @@ GpuContext::~GpuContext() { synchronize_noexcept(); }
 
 void GpuContext::synchronize_noexcept() const noexcept {
   compute_.synchronize_noexcept();
+  compute2_.synchronize_noexcept();
   download_.synchronize_noexcept();
 }
 

@@ -1,8 +1,8 @@
 // The CUDA building blocks below the C API: the error macro and its typed
 // exceptions, RAII buffers and the caching allocator, device queries,
 // CudaOffsetDataManager::upload_subset, the kernel's TriangleSkipMode, the
-// pipeline's error propagation, the use of every listed GPU and the resident
-// upload shared by all GPUs.
+// pipeline's error propagation, the use of every listed GPU, the resident
+// upload shared by all GPUs and blocks overlapping on two streams.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -269,14 +269,15 @@ struct FaultyBlockOp {
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& s) const {
     return inner.init_gpu_storage(ctx, s);
   }
-  void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx) const {
+  void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx,
+                  int slot) const {
     if (!spoil && ++calls == 3) {
       throw CudaError(cudaErrorLaunchFailure, "injected failure at the third block");
     }
-    inner.exec_block(st, b, out, ctx);
+    inner.exec_block(st, b, out, ctx, slot);
     if (spoil) {
       MPCF_CUDA_TRY(cudaMemsetAsync(out, 0x3f, b.elements() * sizeof(value_type),
-                                    ctx.compute_stream()));
+                                    ctx.compute_stream(slot)));
     }
   }
 };
@@ -399,10 +400,11 @@ void test_every_listed_gpu_is_used(void**) {
 }
 
 // The resident input sent to every GPU in one pass (upload_resident) gives
-// the same bits as each GPU uploading it on its own, for pdist (rows and
-// columns one collection) and cdist (two), on one GPU and on every GPU;
-// the values agree with the brute-force reference.
-void test_shared_upload_matches_own_uploads(void**) {
+// the same bits as each GPU uploading it on its own, and blocks overlapping
+// on two streams the same bits as blocks on one, for pdist (rows and columns
+// one collection) and cdist (two), on one GPU and on every GPU; the values
+// agree with the brute-force reference.
+void test_shared_upload_and_overlap_same_bits(void**) {
   const int gpus = usable_device_count();
   if (gpus < 1) skip();
   Rng rng(11);
@@ -422,33 +424,44 @@ void test_shared_upload_matches_own_uploads(void**) {
     lists.emplace_back(static_cast<std::size_t>(gpus));
     std::iota(lists.back().begin(), lists.back().end(), 0);
   }
+  struct Variant {
+    bool shared, overlap;
+  };
+  const Variant variants[] = {{false, true}, {true, true}, {true, false}};
   for (const auto& devices : lists) {
-    std::vector<double> pd[2], cd[2];
-    for (int shared = 0; shared < 2; ++shared) {
+    std::vector<double> pd[3], cd[3];
+    for (int k = 0; k < 3; ++k) {
+      const bool shared = variants[k].shared, overlap = variants[k].overlap;
       CudaExecutionConfig cfg;
       cfg.devices = devices;
       cfg.splitHint = 16;
       cfg.minBlockSide = 1;
-      cfg.sharedUpload = shared != 0;
-      pd[shared].assign(pairs, -1.0);
+      cfg.sharedUpload = shared;
+      cfg.overlapBlocks = overlap;
+      pd[k].assign(pairs, -1.0);
       CudaPairwiseIntegrationTask<double, L1, W> p(dx, {}, Window<double>::whole_line(),
-                                                   pd[shared].data(), SymmetricLayout::Condensed,
+                                                   pd[k].data(), SymmetricLayout::Condensed,
                                                    TriangleSkipMode::LowerTriangleSkipDiag,
                                                    devices, cfg);
       TaskControl c1;
       p.run(c1);
       assert_true(p.resident());
       assert_true(shared ? p.stats().upload > 0 : p.stats().upload == 0);
-      cd[shared].assign(X.n() * Y.n(), -1.0);
+      assert_int_equal(p.slots(), overlap ? 2 : 1);
+      assert_true(p.block_count() > 2);
+      cd[k].assign(X.n() * Y.n(), -1.0);
       CudaCrossIntegrationTask<double, L1> x(dx, dy, {}, Window<double>::whole_line(),
-                                             cd[shared].data(), devices, cfg);
+                                             cd[k].data(), devices, cfg);
       TaskControl c2;
       x.run(c2);
       assert_true(x.resident());
       assert_true(shared ? x.stats().upload > 0 : x.stats().upload == 0);
+      assert_int_equal(x.slots(), overlap ? 2 : 1);
     }
-    assert_memory_equal(pd[0].data(), pd[1].data(), pairs * sizeof(double));
-    assert_memory_equal(cd[0].data(), cd[1].data(), cd[0].size() * sizeof(double));
+    for (int k = 1; k < 3; ++k) {
+      assert_memory_equal(pd[0].data(), pd[k].data(), pairs * sizeof(double));
+      assert_memory_equal(cd[0].data(), cd[k].data(), cd[0].size() * sizeof(double));
+    }
     for (std::size_t i = 0, k = 0; i < X.n(); ++i) {
       for (std::size_t j = 0; j < Y.n(); ++j) {
         const Reference r = reference(X, i, Y, j, Op::L1, 1, -INFINITY, INFINITY);
@@ -477,7 +490,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
-      cmocka_unit_test(test_shared_upload_matches_own_uploads),
+      cmocka_unit_test(test_shared_upload_and_overlap_same_bits),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

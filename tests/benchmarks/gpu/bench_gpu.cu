@@ -10,8 +10,14 @@
 //             read from global memory with 64-bit indexing, blocks of 1 x 32
 //             threads (CUDA events), core's walk and the same output;
 //   stages/...  the CUDA task alone (pdist condensed / l2_kernel packed),
-//             with the pipeline's time per stage as counters (setup,
-//             enqueue, wait for downloads, scatter, GPU time per block).
+//             with the pipeline's time per stage as counters (upload,
+//             setup, enqueue, wait for downloads, scatter, GPU time per
+//             block); stages_one_stream/... the same with consecutive blocks
+//             on one compute stream (the baseline of the two-stream overlap).
+// Multi-GPU (registered last, --benchmark_filter=^scale): scale/... pdist L1
+// end to end at n = 50000 on the first 1, 2 and 4 GPUs; scale_stages/... the
+// task's stages per device, also with each GPU uploading the input on its
+// own (own_uploads) and with one compute stream (one_stream).
 // For n = 2000 the outputs of ours and ref are compared bitwise (the
 // summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
@@ -117,6 +123,7 @@ struct Row {
   double e2e = NAN, e2e0 = NAN, ours = NAN, ref = NAN, steps = 0;
   std::vector<double> oursOut, refOut;  // lower triangles (n = 2000 cases)
   std::string stages;
+  std::string stagesOneStream;  // the same with consecutive blocks on one compute stream
 };
 std::map<std::string, Row>& rows() {
   static std::map<std::string, Row> r;
@@ -197,6 +204,11 @@ void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
   std::uint64_t size = 0;
   mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
   T* out = shared_output<T>(size);
+  // One call outside the timing: the steady state, not the first call's
+  // device allocations and pinned chunks.
+  if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o) != MPCF_OK) {
+    state.SkipWithError(mpcf_last_error_message());
+  }
   for (auto _ : state) {
     if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o) != MPCF_OK) {
       state.SkipWithError(mpcf_last_error_message());
@@ -298,21 +310,23 @@ std::map<std::string, std::vector<std::string>>& device_stage_lines() {
 std::string stage_line(const mpcf::cuda::PipelineStats& st) {
   char line[320];
   std::snprintf(line, sizeof line,
-                "upload %.4f, setup %.4f (context %.4f, storage %.4f, buffers %.4f), first "
+                "upload %.4f, setup %.4f (context %.4f, storage %.4f, buffers %.4f, chunks "
+                "%.4f), first "
                 "block at %.4f, "
                 "enqueue %.4f, wait %.4f, scatter %.4f; GPU per block %.4f; %llu blocks; done at "
                 "%.4f",
-                st.upload, st.setup, st.context, st.storage, st.buffers, st.first_block, st.enqueue, st.wait,
+                st.upload, st.setup, st.context, st.storage, st.buffers, st.chunks,
+                st.first_block, st.enqueue, st.wait,
                 st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish);
   return line;
 }
 
 // The CUDA task alone (pdist condensed / l2_kernel packed) on the first
-// `gpus` devices, with the pipeline's stage timings: for the summary table,
-// or per device for the scaling table (scaling).
+// `gpus` devices, with the pipeline's stage timings of the last iteration:
+// for the summary table, or per device for the scaling table (scaling).
 template <typename T, typename Op>
 void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int gpus,
-               bool scaling, bool sharedUpload = true) {
+               bool scaling, bool sharedUpload = true, bool overlap = true) {
   const Input& in = input(n, m);
   std::vector<std::uint64_t> offs(in.offsets);
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
@@ -325,9 +339,11 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
   cfg.devices.resize(static_cast<std::size_t>(gpus));
   std::iota(cfg.devices.begin(), cfg.devices.end(), 0);
   cfg.sharedUpload = sharedUpload;
+  cfg.overlapBlocks = overlap;
   mpcf::cuda::PipelineStats st;
   std::vector<mpcf::cuda::PipelineStats> perDevice;
   bool resident = false;
+  int slots = 0;
   std::size_t blocks = 0;
   auto run = [&](auto& task) {
     mpcf::TaskControl control;
@@ -335,6 +351,7 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
     st = task.stats();
     perDevice = task.stats_per_device();
     resident = task.resident();
+    slots = task.slots();
     blocks = task.block_count();
   };
   for (auto _ : state) {
@@ -360,15 +377,16 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
   state.counters["gpu_s"] = st.gpu_compute;
   state.counters["pipeline_s"] = st.total;
   char head[128];
-  std::snprintf(head, sizeof head, "pipeline %.4f s (with the upload), %zu blocks, %s; ", st.total, blocks,
-                resident ? "resident" : "streamed");
+  std::snprintf(head, sizeof head, "pipeline %.4f s (with the upload), %zu blocks, %s, %d slot(s); ",
+                st.total, blocks, resident ? "resident" : "streamed", slots);
   const std::string name = case_name(kernel, sizeof(T) == 4, n, m);
   if (!scaling) {
-    rows()[name].stages = head + stage_line(st);
+    (overlap ? rows()[name].stages : rows()[name].stagesOneStream) = head + stage_line(st);
     return;
   }
-  auto& lines = device_stage_lines()[name + "/gpus" + std::to_string(gpus) +
-                                     (sharedUpload ? "" : "/own_uploads")];
+  std::string key = name + "/gpus" + std::to_string(gpus) + (sharedUpload ? "" : "/own_uploads");
+  if (!overlap) key += "/one_stream";
+  auto& lines = device_stage_lines()[key];
   lines.assign(1, head);
   for (std::size_t d = 0; d < perDevice.size(); ++d) {
     lines.push_back("GPU " + std::to_string(d) + ": " + stage_line(perDevice[d]));
@@ -434,6 +452,9 @@ void print_summary() {
     const std::string same = compare_outputs(row.oursOut, row.refOut);
     if (!same.empty()) std::printf("%-32s ours vs ref: %s\n", "", same.c_str());
     if (!row.stages.empty()) std::printf("%-32s %s\n", "", row.stages.c_str());
+    if (!row.stagesOneStream.empty()) {
+      std::printf("%-32s one compute stream: %s\n", "", row.stagesOneStream.c_str());
+    }
     if (several && !std::isnan(row.e2e0)) {
       std::printf("%-32s e2e_gpu0_s %.4f, scaling efficiency %.1f%%\n", "", row.e2e0,
                   100.0 * row.e2e0 / row.e2e / mpcf_cuda_device_count());
@@ -492,6 +513,15 @@ void register_all() {
             else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m, 1, false); });
             b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
+          {  // baseline: consecutive blocks on one compute stream
+            const std::string full = "stages_one_stream/" + name;
+            benchmark::internal::Benchmark* b;
+            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m, 1, false, true, false); });
+            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m, 1, false, true, false); });
+            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m, 1, false, true, false); });
+            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m, 1, false, true, false); });
+            b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          }
           for (bool ref : {false, true}) {
             const std::string full = (ref ? "ref/" : "ours/") + name;
             benchmark::internal::Benchmark* b;
@@ -526,11 +556,17 @@ void register_scaling() {
             "scale_stages/" + case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
         b = f32 ? benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true); })
                 : benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true); });
-        b->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+        b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
         if (gpus > 1) {  // baseline: every GPU uploads the input on its own
           b = f32 ? benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true, false); })
                   : benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true, false); });
-          b->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+          b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
+        {  // baseline: consecutive blocks on one compute stream
+          const std::string full = stages + "/one_stream";
+          b = f32 ? benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true, true, false); })
+                  : benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true, true, false); });
+          b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
         }
       }
     }

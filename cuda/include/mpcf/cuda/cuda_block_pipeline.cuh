@@ -3,14 +3,16 @@
 // pcf_block_op.cuh).
 //
 // One worker thread per GPU takes the next block from a shared queue (the
-// scheduler's list, largest first). Each worker owns its GpuContext (a
-// compute and a download stream), two device output buffers, a small ring of
-// pinned host chunks, a pool of scatter threads and its BlockOp storage;
-// workers share only the queue counter and the caller's output, where blocks
-// never overlap. Per block:
+// scheduler's list, largest first). Each worker owns its GpuContext (two
+// compute streams and a download stream), two device output buffers, a
+// small ring of pinned host chunks, a pool of scatter threads and its
+// BlockOp storage; workers share only the queue counter and the caller's
+// output, where blocks never overlap. Per block:
 //
-//   1. zero output buffer s and enqueue upload + kernel (exec_block) on the
-//      compute stream;
+//   1. zero output buffer s and enqueue upload + kernel (exec_block with
+//      slot s) on compute stream s: consecutive blocks alternate streams, so
+//      a block's kernels fill the GPU while the previous block's last thread
+//      blocks finish;
 //   2. while that kernel runs, store the previous block (buffer 1-s): its
 //      download goes through the pinned ring chunk by chunk (a chunk is a
 //      run of whole rows, or of whole columns for column-major blocks); each
@@ -22,8 +24,9 @@
 //
 // The pinned memory is a few chunks (PinnedChunk, 8 MiB each, cached across
 // computations), whatever the block size: page-locking host memory costs
-// milliseconds, so it is kept small and reused. The pipeline records where its time went (PipelineStats), so the
-// overlap of transfers and compute can be checked with timings per stage.
+// milliseconds, so it is kept small and reused. The pipeline records where
+// its time went (PipelineStats), so the overlap of transfers and compute can
+// be checked with timings per stage.
 //
 // Cancellation is checked before every block and before every scatter. The
 // first failure of any worker (CUDA error, out of memory, a non-zero skipped
@@ -99,13 +102,14 @@ struct PipelineStats {
   double setup = 0;        // contexts, device storage, buffers, scatter threads
   double context = 0;      // of which the GPU context (device, streams)
   double storage = 0;      // of which the BlockOp's storage (resident uploads included)
-  double buffers = 0;      // of which the output buffers and pinned chunks
+  double buffers = 0;      // of which the device output buffers
+  double chunks = 0;       // of which the pinned download chunks
   double first_block = 0;  // from the start of run() to this worker's first block
   double finish = 0;       // from the start of run() to this worker's end (stats(): the last)
   double enqueue = 0;      // host time preparing and enqueuing blocks
   double wait = 0;         // waiting for a block's download
   double scatter = 0;      // storing downloaded blocks into the output
-  double gpu_compute = 0;  // GPU time per block, summed
+  double gpu_compute = 0;  // GPU time per block, summed (consecutive blocks overlap)
   std::uint64_t blocks = 0;
 };
 
@@ -120,13 +124,17 @@ class CudaBlockPipeline {
 
   // sliceColumns: blocks are laid out column-major, scatter slices whole
   // columns (see scatter_in_slices).
+  // overlapBlocks: consecutive blocks alternate compute streams (else all
+  // run on stream 0).
   CudaBlockPipeline(const BlockOp& op, const BlockScheduler& scheduler, std::vector<int> devices,
-                    unsigned scatterThreadsPerGpu, bool sliceColumns = false)
+                    unsigned scatterThreadsPerGpu, bool sliceColumns = false,
+                    bool overlapBlocks = true)
       : op_(op),
         scheduler_(scheduler),
         devices_(std::move(devices)),
         scatterThreads_(std::max(scatterThreadsPerGpu, 1u)),
         sliceColumns_(sliceColumns),
+        overlapBlocks_(overlapBlocks),
         blocksPerDevice_(devices_.size(), 0),
         statsPerDevice_(devices_.size()) {}
 
@@ -150,6 +158,7 @@ class CudaBlockPipeline {
       stats_.context += st.context;
       stats_.storage += st.storage;
       stats_.buffers += st.buffers;
+      stats_.chunks += st.chunks;
       stats_.first_block = std::max(stats_.first_block, st.first_block);
       stats_.finish = std::max(stats_.finish, st.finish);
       stats_.enqueue += st.enqueue;
@@ -197,6 +206,8 @@ class CudaBlockPipeline {
     stats.storage += detail::seconds_since(ts);
     ts = Clock::now();
     DeviceArray<T> deviceOut[2] = {ctx.allocate<T>(capacity), ctx.allocate<T>(capacity)};
+    stats.buffers += detail::seconds_since(ts);
+    ts = Clock::now();
     // Cached pinned chunks, or buffers of their own for lines longer than a
     // chunk.
     std::vector<PinnedChunk> cachedChunks;
@@ -211,7 +222,7 @@ class CudaBlockPipeline {
         chunks[c] = ownChunks.back().data();
       }
     }
-    stats.buffers += detail::seconds_since(ts);
+    stats.chunks += detail::seconds_since(ts);
     CudaEvent chunkReady[kChunks];
     CudaEvent started[2] = {CudaEvent(true), CudaEvent(true)};
     CudaEvent computed[2] = {CudaEvent(true), CudaEvent(true)};
@@ -285,10 +296,15 @@ class CudaBlockPipeline {
       const BlockInfo& block = blocks[k];
       const std::size_t bytes = static_cast<std::size_t>(block.elements()) * sizeof(T);
       t0 = Clock::now();
-      started[s].record(ctx.compute_stream());
-      MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, ctx.compute_stream()));
-      op_.exec_block(storage, block, deviceOut[s].data(), ctx);
-      computed[s].record(ctx.compute_stream());
+      // Buffer s goes with compute stream s and the op's slot s: the
+      // block's kernels start while the previous block's, on the other
+      // stream, finish.
+      const int slot = overlapBlocks_ ? s : 0;
+      const cudaStream_t compute = ctx.compute_stream(slot);
+      started[s].record(compute);
+      MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
+      op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot);
+      computed[s].record(compute);
       stats.enqueue += detail::seconds_since(t0);
 
       if (pending.block) store_pending();
@@ -309,7 +325,9 @@ class CudaBlockPipeline {
     }
     if (pending.block) store_pending();
     // Surface asynchronous kernel faults that no wait has reported yet.
-    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
+    for (int k = 0; k < GpuContext::kComputeStreams; ++k) {
+      MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream(k)));
+    }
     stats.finish = detail::seconds_since(runStart);
   }
 
@@ -318,6 +336,7 @@ class CudaBlockPipeline {
   std::vector<int> devices_;
   unsigned scatterThreads_;
   bool sliceColumns_;
+  bool overlapBlocks_;
   std::atomic<std::size_t> next_{0};
   std::vector<std::uint64_t> blocksPerDevice_;  // element w written by worker w only
   std::vector<PipelineStats> statsPerDevice_;   // likewise

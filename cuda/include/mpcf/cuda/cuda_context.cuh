@@ -1,5 +1,7 @@
-// Per-GPU context (after moderngpu's CudaContext): the device, a compute
-// stream, a download stream and a caching allocator for block buffers. One
+// Per-GPU context (after moderngpu's CudaContext): the device, two compute
+// streams (consecutive blocks alternate between them, so one block's kernels
+// start while the previous block's last thread blocks finish), a download
+// stream and a caching allocator for block buffers. One
 // context belongs to one worker thread; nothing in it is shared between
 // workers.
 #pragma once
@@ -70,7 +72,11 @@ class GpuContext {
 
   int device() const noexcept { return info_.id; }
   const DeviceInfo& info() const noexcept { return info_; }
-  cudaStream_t compute_stream() const noexcept { return compute_.get(); }
+  static constexpr int kComputeStreams = 2;
+  // Compute stream k (0 or 1).
+  cudaStream_t compute_stream(int k = 0) const noexcept {
+    return (k == 0 ? compute_ : compute2_).get();
+  }
   cudaStream_t download_stream() const noexcept { return download_.get(); }
   CachingDeviceAllocator& allocator() noexcept { return allocator_; }
 
@@ -79,7 +85,7 @@ class GpuContext {
     return DeviceArray<T>(count, &allocator_);
   }
 
-  // Waits for both streams; for cleanup paths (never throws).
+  // Waits for every stream; for cleanup paths (never throws).
   void synchronize_noexcept() const noexcept;
 
  private:
@@ -88,6 +94,7 @@ class GpuContext {
   // Declared before the streams: destroyed after them.
   CachingDeviceAllocator allocator_;
   CudaStream compute_;
+  CudaStream compute2_;
   CudaStream download_;
 };
 

@@ -42,10 +42,13 @@ namespace mpcf::cuda {
 // The GPU storage must fit the data half of the budget and a block's
 // breakpoints 32-bit indices: the input is resident when it fits with the
 // largest block's layout, else streamed, and the block side is halved until
-// the streamed data fits (OutOfMemory when not even one pair fits).
+// the streamed data fits (OutOfMemory when not even one pair fits). The
+// storage has two slots (blocks overlap on two streams) when they fit and
+// cfg.overlapBlocks, else one.
 struct BlockPlan {
   BlockScheduler scheduler;
   bool resident = false;
+  int slots = 1;  // the op's storage slots: 2 let consecutive blocks overlap
 };
 
 constexpr std::uint64_t kDefaultMinBlockSide = 2048;
@@ -60,7 +63,7 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
   c.mode = mode;
   if (nRows == 0 || nCols == 0) {
     c.maxOutputElements = 1;
-    return BlockPlan{BlockScheduler(c), false};
+    return BlockPlan{BlockScheduler(c), false, 1};
   }
   const std::uint64_t whole = static_cast<std::uint64_t>(nRows) * nCols;
   if (cfg.maxBlockElements > 0) {
@@ -82,11 +85,17 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
     const std::size_t mr = s.max_block_rows();
     const std::size_t mc = s.max_block_cols();
     const bool indicesFit = op.indices_fit(mr, mc);
-    if (indicesFit && op.resident_possible() && op.gpu_storage_bytes(mr, mc, true) <= dataBudget) {
-      return BlockPlan{std::move(s), true};
+    // Resident before streamed, two slots before one.
+    for (const bool resident : {true, false}) {
+      if (!indicesFit || (resident && !op.resident_possible())) continue;
+      for (const int slots : {2, 1}) {
+        if (slots == 2 && !cfg.overlapBlocks) continue;
+        if (op.gpu_storage_bytes(mr, mc, resident, slots) <= dataBudget) {
+          return BlockPlan{std::move(s), resident, slots};
+        }
+      }
     }
-    const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false);
-    if (indicesFit && dataBytes <= dataBudget) return BlockPlan{std::move(s), false};
+    const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false, 1);
     if (s.block_side() <= 1) {
       throw OutOfMemory("the function data of a single pair needs " + std::to_string(dataBytes) +
                         " bytes of GPU memory but the budget leaves " +
@@ -131,6 +140,8 @@ class CudaBlockIntegrationTask : public Work {
         plan_blocks(blockOp_.rows().count(), blockOp_.cols().count(), mode_, blockOp_, devices_, cfg_);
     const BlockScheduler& scheduler = plan.scheduler;
     blockOp_.set_resident(plan.resident);
+    blockOp_.set_slots(plan.slots);
+    slots_ = plan.slots;
     blockOp_.set_output_order(sink_.order());
     resident_ = plan.resident;
     blockCount_ = scheduler.blocks().size();
@@ -150,7 +161,8 @@ class CudaBlockIntegrationTask : public Work {
     }
     CudaBlockPipeline<PcfBlockOp<T, Op>> pipeline(blockOp_, scheduler, devices_,
                                                  scatter_threads_per_gpu(devices_.size()),
-                                                 sink_.order() == BlockOrder::ColumnMajor);
+                                                 sink_.order() == BlockOrder::ColumnMajor,
+                                                 plan.slots > 1);
     try {
       pipeline.run(control, [this](const BlockInfo& b, const T* buf) { sink_.store(b, buf); });
     } catch (...) {
@@ -172,6 +184,7 @@ class CudaBlockIntegrationTask : public Work {
   std::size_t block_count() const noexcept { return blockCount_; }
   const std::vector<std::uint64_t>& blocks_per_device() const noexcept { return blocksPerDevice_; }
   bool resident() const noexcept { return resident_; }
+  int slots() const noexcept { return slots_; }
   const PipelineStats& stats() const noexcept { return stats_; }
   const std::vector<PipelineStats>& stats_per_device() const noexcept { return statsPerDevice_; }
 
@@ -184,6 +197,7 @@ class CudaBlockIntegrationTask : public Work {
   CudaExecutionConfig cfg_;
   std::size_t blockCount_ = 0;
   bool resident_ = false;
+  int slots_ = 1;
   std::vector<std::uint64_t> blocksPerDevice_;
   PipelineStats stats_;
   std::vector<PipelineStats> statsPerDevice_;

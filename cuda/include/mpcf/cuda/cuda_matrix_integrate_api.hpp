@@ -37,6 +37,10 @@ struct CudaExecutionConfig {
   // host data (each pinned chunk filled once, copied to every GPU). false:
   // every GPU uploads it on its own (kept to measure the difference).
   bool sharedUpload = true;
+  // Consecutive blocks on a GPU alternate between two compute streams (one
+  // starts while the other's last thread blocks finish). false: one stream
+  // (kept to measure the difference).
+  bool overlapBlocks = true;
 };
 
 // pdist (distance ops) or l2_kernel (OpKind::L2InnerProduct) of one

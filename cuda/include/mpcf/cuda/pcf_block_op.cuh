@@ -7,12 +7,14 @@
 //       allocates one GPU's arrays, sized for the scheduler's largest block
 //       (and uploads the whole collection once when it is resident)
 //   void exec_block(GpuStorage&, const BlockInfo&, value_type* gpuOutput,
-//                   GpuContext&)
-//       enqueues on the context's compute stream what the block needs (its
-//       function data unless resident, its sorted layout) and the kernels
-//       writing the block into gpuOutput (n_rows x n_cols, row-major or
-//       column-major, see set_output_order), which the pipeline has zeroed. It
-//       does not wait for the GPU: the pipeline orders and waits with events.
+//                   GpuContext&, int slot)
+//       enqueues on the context's compute stream `slot` what the block needs
+//       (its function data unless resident, its sorted layout, both in the
+//       storage's slot `slot`) and the kernels writing the block into
+//       gpuOutput (n_rows x n_cols, row-major or column-major, see
+//       set_output_order), which the pipeline has zeroed. It does not wait for
+//       the GPU: the pipeline orders and waits with events, and reuses a slot
+//       only after its previous block has been downloaded.
 //
 // Per block, on the host: the block's rows and columns are sorted by length
 // (longest first, ties by index) and the sorted layout's offsets computed
@@ -65,6 +67,7 @@ struct BlockLayoutPlan {
   std::vector<std::uint32_t> colOrder;     // nTiles * kTileCols
   std::vector<std::uint32_t> colLength;    // nTiles * kTileCols
   std::vector<std::uint32_t> tileOffsets;  // nTiles + 1
+  std::vector<std::uint32_t> launchEnds;   // the kernel launches: tiles [previous end, end)
 };
 
 // Sorts `count` functions starting at `first` by length, longest first, ties
@@ -191,18 +194,30 @@ class PcfBlockOp {
     }
   };
 
-  struct GpuStorage {
-    Source rows;
+  // What one block in flight needs: its function data unless resident, its
+  // sorted layout and the layout's offsets. Consecutive blocks alternate
+  // between kSlots slots, each with its own compute stream of the context,
+  // so a block's kernels start while the previous block's finish.
+  struct Slot {
+    Source rows;  // streamed: the block's subsets
     Source cols;
-    bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
     DeviceArray<std::uint32_t> meta;
     MetaStaging metaHost;
-    std::size_t maxRows = 0;
-    std::size_t maxTiles = 0;
     DeviceArray<Point> rowPoints;
     DeviceArray<Point> tiles;
     DeviceArray<std::uint32_t> fast;  // per sorted row, then per column slot (layout kernel)
     BlockLayoutPlan plan;
+  };
+  static constexpr int kSlots = GpuContext::kComputeStreams;
+
+  struct GpuStorage {
+    Source rows;  // resident
+    Source cols;
+    bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
+    Slot slots[kSlots];
+    CudaEvent launched[kSlots];  // recorded after each slot's last block (exec_block)
+    std::size_t maxRows = 0;
+    std::size_t maxTiles = 0;
     std::size_t sharedPerBlock = 0;  // opt-in limit
     std::size_t sharedPerSm = 0;
     std::uint64_t smCount = 1;
@@ -250,24 +265,33 @@ class PcfBlockOp {
     return rows_->total_elements() <= kMax && cols_->total_elements() <= kMax;
   }
 
-  // Device bytes per GPU for blocks of up to maxRows x maxCols.
-  std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols, bool resident) const {
-    std::uint64_t source = 0;
+  // Slots of the GPU storage (1 or kSlots; set before init_gpu_storage): with
+  // one, blocks cannot overlap (the pipeline then uses one stream).
+  void set_slots(int slots) noexcept { slots_ = std::clamp(slots, 1, kSlots); }
+  int slots() const noexcept { return slots_; }
+
+  // Device bytes per GPU for blocks of up to maxRows x maxCols: the resident
+  // collections, and per slot the streamed subsets, the layout and its
+  // offsets.
+  std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols, bool resident,
+                                  int slots) const {
+    std::uint64_t source = 0, perSlot = 0;
     if (resident) {
       source = rows_->device_bytes(rows_->count());
       if (!same_data()) source += cols_->device_bytes(cols_->count());
     } else {
-      source = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
+      perSlot = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
     }
     const std::uint64_t layout =
         (layout_row_points(*rows_, maxRows) + layout_tile_points(*cols_, maxCols, longestCol_)) *
         sizeof(Point);
     constexpr std::size_t C = PcfTileGeometry::kTileCols;
     const std::uint64_t flags = maxRows + (maxCols + C - 1) / C * C;
-    return source + layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+    perSlot += layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+    return source + static_cast<std::uint64_t>(slots) * perSlot;
   }
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols) const {
-    return gpu_storage_bytes(maxRows, maxCols, resident_);
+    return gpu_storage_bytes(maxRows, maxCols, resident_, slots_);
   }
 
   // The block's layout offsets fit the kernels' 32-bit indices.
@@ -300,65 +324,92 @@ class PcfBlockOp {
         upload_whole(*rows_, s.rows, ctx, stream);
         if (!same_data()) upload_whole(*cols_, s.cols, ctx, stream);
       }
-    } else {
-      s.rows.subset = rows_->allocate_subset(ctx, maxRows);
-      s.cols.subset = cols_->allocate_subset(ctx, maxCols);
     }
     const std::size_t metaCount = meta_count(maxRows, maxCols);
-    s.meta = ctx.allocate<std::uint32_t>(metaCount);
-    s.metaHost = MetaStaging(metaCount);
-    s.rowPoints = ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
-    s.tiles = ctx.allocate<Point>(
-        static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
-    s.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
+    for (int k = 0; k < slots_; ++k) {
+      Slot& slot = s.slots[k];
+      if (!resident_) {
+        slot.rows.subset = rows_->allocate_subset(ctx, maxRows);
+        slot.cols.subset = cols_->allocate_subset(ctx, maxCols);
+      }
+      slot.meta = ctx.allocate<std::uint32_t>(metaCount);
+      slot.metaHost = MetaStaging(metaCount);
+      slot.rowPoints =
+          ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
+      slot.tiles = ctx.allocate<Point>(
+          static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
+      slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
+    }
     allow_shared_memory(s.sharedPerBlock);
     return s;
   }
 
-  void exec_block(GpuStorage& s, const BlockInfo& block, T* gpuOutput, GpuContext& ctx) const {
-    upload_block(s, block, ctx.compute_stream());
-    launch_block(s, block, gpuOutput, ctx.compute_stream());
+  // Enqueues the block on compute stream `slot` of the context, with the
+  // storage's slot of that number (the caller alternates them and reuses a
+  // slot only once its previous block's output has been downloaded).
+  void exec_block(GpuStorage& s, const BlockInfo& block, T* gpuOutput, GpuContext& ctx,
+                  int slot = 0) const {
+    upload_block(s, block, ctx.compute_stream(slot), slot);
+    launch_block(s, block, gpuOutput, ctx.compute_stream(slot), slot);
+    s.launched[slot].record(ctx.compute_stream(slot));
   }
 
   // The two halves of exec_block (the benchmark times the kernel alone):
   // the block's data and sorted layout, then the computing kernels.
-  void upload_block(GpuStorage& s, const BlockInfo& block, cudaStream_t stream) const {
+  void upload_block(GpuStorage& s, const BlockInfo& block, cudaStream_t stream,
+                    int slotIndex = 0) const {
     constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
     if (block.n_rows() > s.maxRows || (block.n_cols() + C - 1) / C > s.maxTiles) {
       throw std::logic_error("upload_block: block larger than the GPU storage");
     }
+    if (slotIndex < 0 || slotIndex >= slots_) {
+      throw std::logic_error("upload_block: no such slot in the GPU storage");
+    }
+    Slot& slot = s.slots[slotIndex];
     const PairSelection selection = select_pairs(block, skip_, same_data());
-    plan_block_layout(*rows_, *cols_, block, selection, s.plan);
-    const BlockLayoutPlan& p = s.plan;
+    plan_block_layout(*rows_, *cols_, block, selection, slot.plan);
+    plan_launches(slot.plan, s.sharedPerBlock);
+    const BlockLayoutPlan& p = slot.plan;
+    // Blocks on the two streams overlap only when each is one launch (tiles
+    // of one size): launches of different tile sizes running together
+    // measured slower (m varying 10..1000: 0.285 -> 0.307 s, f64 n = 20000)
+    // than one after the other.
+    const int other = (slotIndex + 1) % slots_;
+    if (other != slotIndex &&
+        (p.launchEnds.size() > 1 || s.slots[other].plan.launchEnds.size() > 1)) {
+      s.launched[other].make_wait(stream);
+    }
 
     std::uint32_t rowBase = 0, colBase = 0;
     if (resident_) {
       rowBase = static_cast<std::uint32_t>(block.rows.first);
       colBase = static_cast<std::uint32_t>(block.cols.first);
     } else {
-      rows_->upload_subset(s.rows.subset, block.rows.first, block.n_rows(), stream);
-      cols_->upload_subset(s.cols.subset, block.cols.first, block.n_cols(), stream);
+      rows_->upload_subset(slot.rows.subset, block.rows.first, block.n_rows(), stream);
+      cols_->upload_subset(slot.cols.subset, block.cols.first, block.n_cols(), stream);
     }
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
-    if (s.metaHost.pending) s.metaHost.uploaded.synchronize();
-    s.metaHost.pending = false;
-    MetaView v = meta_view(s.meta.data(), s.maxRows, s.maxTiles);
-    std::uint32_t* h = s.metaHost.data;
+    if (slot.metaHost.pending) slot.metaHost.uploaded.synchronize();
+    slot.metaHost.pending = false;
+    MetaView v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
+    std::uint32_t* h = slot.metaHost.data;
     const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
     std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
     std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
     std::copy(p.colOrder.begin(), p.colOrder.end(), hv.colOrder);
     std::copy(p.colLength.begin(), p.colLength.end(), hv.colLength);
     std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
-    MPCF_CUDA_TRY(cudaMemcpyAsync(s.meta.data(), h, s.meta.bytes(), cudaMemcpyHostToDevice, stream));
-    s.metaHost.uploaded.record(stream);
-    s.metaHost.pending = true;
+    MPCF_CUDA_TRY(
+        cudaMemcpyAsync(slot.meta.data(), h, slot.meta.bytes(), cudaMemcpyHostToDevice, stream));
+    slot.metaHost.uploaded.record(stream);
+    slot.metaHost.pending = true;
 
-    const Source& colSrc = s.colsFromRows ? s.rows : s.cols;
+    const Source& rowSrc = resident_ ? s.rows : slot.rows;
+    const Source& colSrc = resident_ ? (s.colsFromRows ? s.rows : s.cols) : slot.cols;
     LayoutArgs la{};
-    la.srcOffsets = s.rows.offsets_data();
+    la.srcOffsets = rowSrc.offsets_data();
     la.rowBase = rowBase;
     la.colBase = colBase;
     la.rowOrder = v.rowOrder;
@@ -368,57 +419,60 @@ class PcfBlockOp {
     la.tileOffsets = v.tileOffsets;
     la.nRows = p.nRows;
     la.nColSlots = p.nTiles * C;
-    la.rowFast = s.fast.data();
-    la.colFast = s.fast.data() + s.maxRows;
+    la.rowFast = slot.fast.data();
+    la.colFast = slot.fast.data() + s.maxRows;
     la.valueBound = -1;
     if constexpr (UncheckedSumFold<Op>::value) {
       la.valueBound = static_cast<double>(UncheckedSumFold<Op>::max_abs_value());
     }
     la.timeBound = static_cast<double>(max_abs_time<T>());
     constexpr std::uint32_t kWarps = PcfTileGeometry::kLayoutThreads / 32;
-    if (s.colsFromRows || same_source_arrays(s)) {
+    if (rowSrc.offsets_data() == colSrc.offsets_data() &&
+        rowSrc.elements_data() == colSrc.elements_data()) {
       const std::uint32_t items = la.nRows + la.nColSlots;
       pcf_layout_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
-                             stream>>>(la, s.rows.elements_data(), s.rowPoints.data(),
-                                       s.tiles.data());
+                             stream>>>(la, rowSrc.elements_data(), slot.rowPoints.data(),
+                                       slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     } else {
       // Rows and columns from different arrays: one launch each.
       LayoutArgs rowsOnly = la;
       rowsOnly.nColSlots = 0;
       pcf_layout_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
-                             0, stream>>>(rowsOnly, s.rows.elements_data(), s.rowPoints.data(),
-                                          s.tiles.data());
+                             0, stream>>>(rowsOnly, rowSrc.elements_data(), slot.rowPoints.data(),
+                                          slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
       LayoutArgs colsOnly = la;
       colsOnly.srcOffsets = colSrc.offsets_data();
       colsOnly.nRows = 0;
       pcf_layout_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
                              PcfTileGeometry::kLayoutThreads, 0, stream>>>(
-          colsOnly, colSrc.elements_data(), s.rowPoints.data(), s.tiles.data());
+          colsOnly, colSrc.elements_data(), slot.rowPoints.data(), slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     }
   }
 
   void launch_block(const GpuStorage& s, const BlockInfo& block, T* gpuOutput,
-                    cudaStream_t stream) const {
+                    cudaStream_t stream, int slotIndex = 0) const {
     using G = PcfTileGeometry;
-    const BlockLayoutPlan& p = s.plan;
+    const Slot& slot = s.slots[slotIndex];
+    const BlockLayoutPlan& p = slot.plan;
     if (p.nRows == 0 || p.nCols == 0) return;
     if (p.nRows != block.n_rows() || p.nCols != block.n_cols()) {
       throw std::logic_error("launch_block: the uploaded layout is of another block");
     }
-    const MetaView v = meta_view(const_cast<std::uint32_t*>(s.meta.data()), s.maxRows, s.maxTiles);
+    const MetaView v =
+        meta_view(const_cast<std::uint32_t*>(slot.meta.data()), s.maxRows, s.maxTiles);
     TiledBlockArgs<T> args{};
-    args.rowPoints = s.rowPoints.data();
+    args.rowPoints = slot.rowPoints.data();
     args.rowOffsets = v.rowOffsets;
     args.rowOrder = v.rowOrder;
-    args.tiles = s.tiles.data();
+    args.tiles = slot.tiles.data();
     args.tileOffsets = v.tileOffsets;
     args.colOrder = v.colOrder;
     args.colLength = v.colLength;
-    args.rowFast = s.fast.data();
-    args.colFast = s.fast.data() + s.maxRows;
+    args.rowFast = slot.fast.data();
+    args.colFast = slot.fast.data() + s.maxRows;
     args.nRows = p.nRows;
     args.nCols = p.nCols;
     args.selection = p.selection;
@@ -437,20 +491,10 @@ class PcfBlockOp {
     args.out = gpuOutput;
     const bool wholeLine = window_.is_whole_line();
 
-    // Tiles are sorted by size, largest first: split them into launches of
-    // similar sizes.
-    auto tileBytes = [&](std::uint32_t q) {
-      return std::uint64_t(p.tileOffsets[q + 1] - p.tileOffsets[q]) * sizeof(Point);
-    };
     std::uint32_t q = 0;
-    while (q < p.nTiles) {
-      const std::uint64_t first = tileBytes(q);
+    for (const std::uint32_t end : p.launchEnds) {
+      const std::uint64_t first = tile_bytes(p, q);
       const bool staged = first <= s.sharedPerBlock;
-      std::uint32_t end = q + 1;
-      while (end < p.nTiles &&
-             (staged ? 2 * tileBytes(end) > first : tileBytes(end) > s.sharedPerBlock)) {
-        ++end;
-      }
       const std::uint32_t threads = staged ? threads_for(first, s.sharedPerSm) : 256;
       args.tileBegin = q;
       args.tileCount = end - q;
@@ -488,6 +532,30 @@ class PcfBlockOp {
   }
 
  private:
+  static std::uint64_t tile_bytes(const BlockLayoutPlan& p, std::uint32_t q) {
+    return std::uint64_t(p.tileOffsets[q + 1] - p.tileOffsets[q]) * sizeof(Point);
+  }
+
+  // Tiles are sorted by size, largest first: they are split into launches of
+  // similar sizes (staged tiles within a factor of two of the launch's first,
+  // so shared memory is reserved for what a launch needs), or of all the
+  // tiles too large for shared memory.
+  static void plan_launches(BlockLayoutPlan& p, std::size_t sharedPerBlock) {
+    p.launchEnds.clear();
+    std::uint32_t q = 0;
+    while (q < p.nTiles) {
+      const std::uint64_t first = tile_bytes(p, q);
+      const bool staged = first <= sharedPerBlock;
+      std::uint32_t end = q + 1;
+      while (end < p.nTiles &&
+             (staged ? 2 * tile_bytes(p, end) > first : tile_bytes(p, end) > sharedPerBlock)) {
+        ++end;
+      }
+      p.launchEnds.push_back(end);
+      q = end;
+    }
+  }
+
   struct MetaView {
     std::uint32_t* rowOrder;
     std::uint32_t* rowOffsets;
@@ -587,11 +655,6 @@ class PcfBlockOp {
                  static_cast<std::size_t>(m.total_elements()) * sizeof(Point));
   }
 
-  static bool same_source_arrays(const GpuStorage& s) {
-    return s.rows.offsets_data() == s.cols.offsets_data() &&
-           s.rows.elements_data() == s.cols.elements_data();
-  }
-
   // The whole collection, offsets as 32-bit, uploaded to one GPU.
   static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
     src.resident = true;
@@ -687,6 +750,7 @@ class PcfBlockOp {
   TriangleSkipMode skip_;
   std::uint64_t longestCol_ = 0;
   bool resident_ = false;
+  int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
   std::shared_ptr<UploadedByDevice> uploaded_ = std::make_shared<UploadedByDevice>();
 };
