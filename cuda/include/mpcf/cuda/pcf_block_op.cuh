@@ -166,32 +166,42 @@ class PcfBlockOp {
     const Point* elements_data() const { return resident ? elements.data() : subset.elements.data(); }
   };
 
-  // The host staging of a block's layout offsets: a cached pinned chunk
-  // (page-locking memory takes milliseconds and serialises GPUs setting up
-  // together), or a buffer of its own when larger; kept until its last copy
-  // has left it.
+  static constexpr int kSlots = GpuContext::kComputeStreams;
+
+  // The host staging of the blocks' layout offsets, `count` per slot: one
+  // cached pinned chunk for all slots (page-locking memory takes
+  // milliseconds and serialises GPUs setting up together; a chunk per slot
+  // would overflow the cache with four GPUs), or a buffer of its own when
+  // larger. Kept until the last copy out of each slot's part has left it.
   struct MetaStaging {
     std::vector<PinnedChunk> chunk;
     PinnedHostBuffer<std::uint32_t> own;
     std::uint32_t* data = nullptr;
-    CudaEvent uploaded;
-    bool pending = false;
+    std::size_t count = 0;
+    CudaEvent uploaded[kSlots];
+    bool pending[kSlots] = {};
 
     MetaStaging() = default;
-    explicit MetaStaging(std::size_t count) {
-      if (count * sizeof(std::uint32_t) <= PinnedChunk::bytes()) {
+    MetaStaging(std::size_t countPerSlot, int slots) : count(countPerSlot) {
+      const std::size_t total = countPerSlot * static_cast<std::size_t>(slots);
+      if (total * sizeof(std::uint32_t) <= PinnedChunk::bytes()) {
         chunk.emplace_back();
         data = chunk.back().as<std::uint32_t>();
       } else {
-        own = PinnedHostBuffer<std::uint32_t>(count);
+        own = PinnedHostBuffer<std::uint32_t>(total);
         data = own.data();
       }
     }
     MetaStaging(MetaStaging&&) = default;
     MetaStaging& operator=(MetaStaging&&) = default;
     ~MetaStaging() {
-      if (pending && uploaded.get()) MPCF_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded.get()));
+      for (int k = 0; k < kSlots; ++k) {
+        if (pending[k] && uploaded[k].get()) {
+          MPCF_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded[k].get()));
+        }
+      }
     }
+    std::uint32_t* slot(int k) const { return data + static_cast<std::size_t>(k) * count; }
   };
 
   // What one block in flight needs: its function data unless resident, its
@@ -202,20 +212,19 @@ class PcfBlockOp {
     Source rows;  // streamed: the block's subsets
     Source cols;
     DeviceArray<std::uint32_t> meta;
-    MetaStaging metaHost;
     DeviceArray<Point> rowPoints;
     DeviceArray<Point> tiles;
     DeviceArray<std::uint32_t> fast;  // per sorted row, then per column slot (layout kernel)
     BlockLayoutPlan plan;
   };
-  static constexpr int kSlots = GpuContext::kComputeStreams;
-
   struct GpuStorage {
     Source rows;  // resident
     Source cols;
     bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
     Slot slots[kSlots];
     CudaEvent launched[kSlots];  // recorded after each slot's last block (exec_block)
+    // Declared after the slots: destroyed first, waiting for copies into them.
+    MetaStaging metaHost;
     std::size_t maxRows = 0;
     std::size_t maxTiles = 0;
     std::size_t sharedPerBlock = 0;  // opt-in limit
@@ -326,6 +335,7 @@ class PcfBlockOp {
       }
     }
     const std::size_t metaCount = meta_count(maxRows, maxCols);
+    s.metaHost = MetaStaging(metaCount, slots_);
     for (int k = 0; k < slots_; ++k) {
       Slot& slot = s.slots[k];
       if (!resident_) {
@@ -333,7 +343,6 @@ class PcfBlockOp {
         slot.cols.subset = cols_->allocate_subset(ctx, maxCols);
       }
       slot.meta = ctx.allocate<std::uint32_t>(metaCount);
-      slot.metaHost = MetaStaging(metaCount);
       slot.rowPoints =
           ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
       slot.tiles = ctx.allocate<Point>(
@@ -391,10 +400,11 @@ class PcfBlockOp {
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
-    if (slot.metaHost.pending) slot.metaHost.uploaded.synchronize();
-    slot.metaHost.pending = false;
+    MetaStaging& staging = s.metaHost;
+    if (staging.pending[slotIndex]) staging.uploaded[slotIndex].synchronize();
+    staging.pending[slotIndex] = false;
     MetaView v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
-    std::uint32_t* h = slot.metaHost.data;
+    std::uint32_t* h = staging.slot(slotIndex);
     const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
     std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
     std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
@@ -403,8 +413,8 @@ class PcfBlockOp {
     std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
     MPCF_CUDA_TRY(
         cudaMemcpyAsync(slot.meta.data(), h, slot.meta.bytes(), cudaMemcpyHostToDevice, stream));
-    slot.metaHost.uploaded.record(stream);
-    slot.metaHost.pending = true;
+    staging.uploaded[slotIndex].record(stream);
+    staging.pending[slotIndex] = true;
 
     const Source& rowSrc = resident_ ? s.rows : slot.rows;
     const Source& colSrc = resident_ ? (s.colsFromRows ? s.rows : s.cols) : slot.cols;
