@@ -2,7 +2,8 @@
 // exceptions, RAII buffers and the caching allocator, device queries,
 // CudaOffsetDataManager::upload_subset, the kernel's TriangleSkipMode, the
 // pipeline's error propagation, the use of every listed GPU, the resident
-// upload shared by all GPUs and blocks overlapping on two streams.
+// upload shared by all GPUs, blocks overlapping on two streams and the
+// planner's choice of residency and slots.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -477,6 +478,114 @@ void test_shared_upload_and_overlap_same_bits(void**) {
   }
 }
 
+// The pipeline with the op's two slots on two streams against one slot on
+// one stream, with streamed data (subsets per block and slot) and resident
+// data (uploaded by each GPU's storage), for functions of one length (one
+// launch per block: blocks overlap) and of many lengths (several launches:
+// a block waits for the other stream): the same bits, and the reference.
+void test_two_slots_streamed_and_resident(void**) {
+  using BlockOpL1 = PcfBlockOp<double, OperationL1Dist<double>>;
+  for (const bool varying : {false, true}) {
+    Rng rng(varying ? 21 : 22);
+    RandomSpec spec;
+    spec.n = 150;
+    spec.minM = varying ? 1 : 24;
+    spec.maxM = varying ? 60 : 24;
+    const Pcfs P = random_pcfs(rng, spec);
+    auto data = cuda_data_of<double>(collection_of(P));
+    BlockScheduler::Config c;
+    c.nRows = c.nCols = P.n();
+    c.mode = BlockMode::LowerTriangle;
+    c.maxOutputElements = 40 * 40;
+    BlockScheduler sched(c);
+    assert_true(sched.blocks().size() > 4);
+    const std::size_t pairs = P.n() * (P.n() - 1) / 2;
+    struct Variant {
+      bool resident;
+      int slots;
+    };
+    const Variant variants[] = {{false, 2}, {false, 1}, {true, 2}};
+    std::vector<double> out[3];
+    for (int k = 0; k < 3; ++k) {
+      BlockOpL1 op(data, data, {}, Window<double>::whole_line(), TriangleSkipMode::LowerTriangleSkipDiag);
+      op.set_resident(variants[k].resident);
+      op.set_slots(variants[k].slots);
+      out[k].assign(pairs, -1.0);
+      DistanceMatrixResultWriter<double> writer(out[k].data(), P.n(), SymmetricLayout::PackedLower);
+      auto scatter = [&](const BlockInfo& b, const double* buf) {
+        auto w = writer;
+        w.scatter_block(b, buf);
+      };
+      CudaBlockPipeline<BlockOpL1> pipeline(op, sched, {0}, 2, false, variants[k].slots > 1);
+      TaskControl control;
+      pipeline.run(control, scatter);
+      assert_int_equal(pipeline.blocks_per_device()[0], sched.blocks().size());
+    }
+    assert_memory_equal(out[0].data(), out[1].data(), pairs * sizeof(double));
+    assert_memory_equal(out[0].data(), out[2].data(), pairs * sizeof(double));
+    for (std::size_t i = 1, k = 0; i < P.n(); ++i) {
+      for (std::size_t j = 0; j < i; ++j, ++k) {  // packed lower: (i, j < i) row by row
+        const Reference r = reference(P, i, P, j, Op::L1, 1, -INFINITY, INFINITY);
+        assert_true(close_enough(out[0][k], r.value, r.magnitude, r.rectangles, MPCF_FLOAT64,
+                                 Op::L1));
+      }
+    }
+  }
+}
+
+// The planner's choice of residency and slots, with an op whose storage
+// sizes are given as fractions of this GPU's data budget: resident before
+// streamed, two slots before one, one slot without overlapBlocks, and
+// OutOfMemory when not even one slot of streamed data fits.
+struct PlanProbe {
+  using value_type = double;
+  std::uint64_t residentBytes;
+  std::uint64_t perSlotBytes;
+  bool indices_fit(std::size_t, std::size_t) const { return true; }
+  bool resident_possible() const { return true; }
+  std::uint64_t gpu_storage_bytes(std::size_t, std::size_t, bool resident, int slots) const {
+    return (resident ? residentBytes : 0) + static_cast<std::uint64_t>(slots) * perSlotBytes;
+  }
+};
+
+void test_planner_slots(void**) {
+  CudaExecutionConfig cfg;
+  cfg.devices = {0};
+  const double budget = static_cast<double>(get_data_budget_bytes(cfg.devices, cfg.memoryFraction));
+  assert_true(budget > 1e6);
+  auto plan = [&](double resident, double perSlot, bool overlap) {
+    CudaExecutionConfig c = cfg;
+    c.overlapBlocks = overlap;
+    const PlanProbe op{static_cast<std::uint64_t>(resident * budget),
+                       static_cast<std::uint64_t>(perSlot * budget)};
+    return plan_blocks(1000, 1000, BlockMode::LowerTriangle, op, c.devices, c);
+  };
+  struct Case {
+    double resident, perSlot;
+    bool overlap;
+    bool wantResident;
+    int wantSlots;
+  };
+  const Case cases[] = {
+      {0.5, 0.2, true, true, 2},   // 0.9 of the budget
+      {0.5, 0.3, true, true, 1},   // two slots 1.1, one 0.8: resident wins over streamed x 2
+      {2.0, 0.4, true, false, 2},  // not resident; streamed 0.8
+      {2.0, 0.6, true, false, 1},  // streamed 1.2 with two slots, 0.6 with one
+      {0.5, 0.1, false, true, 1},  // overlap off
+  };
+  for (const Case& k : cases) {
+    const BlockPlan p = plan(k.resident, k.perSlot, k.overlap);
+    assert_int_equal(p.resident, k.wantResident);
+    assert_int_equal(p.slots, k.wantSlots);
+  }
+  try {
+    plan(2.0, 1.2, true);
+    fail_msg("a plan whose data never fits was accepted");
+  } catch (const OutOfMemory& e) {
+    assert_true(contains(e.what(), "single pair"));
+  }
+}
+
 }  // namespace
 
 int main(int, char** argv) {
@@ -491,6 +600,8 @@ int main(int, char** argv) {
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
       cmocka_unit_test(test_shared_upload_and_overlap_same_bits),
+      cmocka_unit_test(test_two_slots_streamed_and_resident),
+      cmocka_unit_test(test_planner_slots),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -484,6 +484,26 @@ void print_scaling() {
   }
 }
 
+// Registers `name` running body.template operator()<T, Op>(state) for the
+// case's dtype (f32: float) and operation (kernel: the L2 kernel, else the
+// L1 distance).
+template <typename Body>
+benchmark::internal::Benchmark* register_typed(const std::string& name, bool f32, bool kernel,
+                                               Body body) {
+  auto reg = [&]<typename T, typename Op>() {
+    return benchmark::RegisterBenchmark(
+        name.c_str(), [=](benchmark::State& s) { body.template operator()<T, Op>(s); });
+  };
+  using F = float;
+  using D = double;
+  if (f32) {
+    return kernel ? reg.template operator()<F, mpcf::OperationL2InnerProduct<F>>()
+                  : reg.template operator()<F, mpcf::OperationL1Dist<F>>();
+  }
+  return kernel ? reg.template operator()<D, mpcf::OperationL2InnerProduct<D>>()
+                : reg.template operator()<D, mpcf::OperationL1Dist<D>>();
+}
+
 void register_all() {
   const std::size_t sizes[] = {2000, 20000};
   const MMode modes[] = {MMode::Fixed128, MMode::Fixed512, MMode::Varying};
@@ -498,38 +518,22 @@ void register_all() {
           for (int device : {-1, 0}) {
             if (device == 0 && mpcf_cuda_device_count() < 2) continue;
             const std::string full = (device < 0 ? "e2e/" : "e2e_gpu0/") + name;
-            auto e2e = f32 ? benchmark::RegisterBenchmark(full.c_str(),
-                                                          [=](benchmark::State& s) { bm_end_to_end<float>(s, kernel, n, m, device); })
-                           : benchmark::RegisterBenchmark(full.c_str(),
-                                                          [=](benchmark::State& s) { bm_end_to_end<double>(s, kernel, n, m, device); });
-            e2e->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+            register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
+              bm_end_to_end<T>(s, kernel, n, m, device);
+            })->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
-          {
-            const std::string full = "stages/" + name;
-            benchmark::internal::Benchmark* b;
-            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m, 1, false); });
-            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m, 1, false); });
-            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m, 1, false); });
-            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m, 1, false); });
-            b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
-          }
-          {  // baseline: consecutive blocks on one compute stream
-            const std::string full = "stages_one_stream/" + name;
-            benchmark::internal::Benchmark* b;
-            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, kernel, n, m, 1, false, true, false); });
-            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL2InnerProduct<float>>(s, kernel, n, m, 1, false, true, false); });
-            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, kernel, n, m, 1, false, true, false); });
-            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL2InnerProduct<double>>(s, kernel, n, m, 1, false, true, false); });
-            b->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+          // stages_one_stream: the baseline of the two compute streams.
+          for (bool overlap : {true, false}) {
+            const std::string full = (overlap ? "stages/" : "stages_one_stream/") + name;
+            register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
+              bm_stages<T, Op>(s, kernel, n, m, 1, false, true, overlap);
+            })->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
           for (bool ref : {false, true}) {
             const std::string full = (ref ? "ref/" : "ours/") + name;
-            benchmark::internal::Benchmark* b;
-            if (f32 && !kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<float, mpcf::OperationL1Dist<float>>(s, ref, kernel, n, m); });
-            else if (f32) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<float, mpcf::OperationL2InnerProduct<float>>(s, ref, kernel, n, m); });
-            else if (!kernel) b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<double, mpcf::OperationL1Dist<double>>(s, ref, kernel, n, m); });
-            else b = benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_kernels<double, mpcf::OperationL2InnerProduct<double>>(s, ref, kernel, n, m); });
-            b->Iterations(iters)->UseManualTime()->Unit(benchmark::kMillisecond);
+            register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
+              bm_kernels<T, Op>(s, ref, kernel, n, m);
+            })->Iterations(iters)->UseManualTime()->Unit(benchmark::kMillisecond);
           }
         }
       }
@@ -539,34 +543,33 @@ void register_all() {
 
 // The scaling cases: n = 50000, m = 128 and 512, f32 and f64, on 1, 2 and 4
 // GPUs (as many as the machine has). Registered last; select them with
-// --benchmark_filter=^scale/.
+// --benchmark_filter=^scale (scale/ and scale_stages/).
 void register_scaling() {
   const std::size_t n = 50000;
   for (bool f32 : {true, false}) {
     for (MMode m : {MMode::Fixed128, MMode::Fixed512}) {
       for (int gpus : {1, 2, 4}) {
         if (gpus > mpcf_cuda_device_count()) continue;
-        const std::string full =
-            "scale/" + case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
-        auto b = f32 ? benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<float>(s, n, m, gpus); })
-                     : benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_scaling<double>(s, n, m, gpus); });
-        b->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
-        // The pipeline's stages, per device.
-        const std::string stages =
-            "scale_stages/" + case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
-        b = f32 ? benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true); })
-                : benchmark::RegisterBenchmark(stages.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true); });
-        b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-        if (gpus > 1) {  // baseline: every GPU uploads the input on its own
-          b = f32 ? benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true, false); })
-                  : benchmark::RegisterBenchmark((stages + "/own_uploads").c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true, false); });
-          b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-        }
-        {  // baseline: consecutive blocks on one compute stream
-          const std::string full = stages + "/one_stream";
-          b = f32 ? benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<float, mpcf::OperationL1Dist<float>>(s, false, n, m, gpus, true, true, false); })
-                  : benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& s) { bm_stages<double, mpcf::OperationL1Dist<double>>(s, false, n, m, gpus, true, true, false); });
-          b->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+        const std::string name = case_name(false, f32, n, m) + "/gpus" + std::to_string(gpus);
+        register_typed("scale/" + name, f32, false, [=]<typename T, typename Op>(benchmark::State& s) {
+          bm_scaling<T>(s, n, m, gpus);
+        })->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+        // The pipeline's stages per device; baselines: every GPU uploading
+        // the input on its own, consecutive blocks on one compute stream.
+        struct Variant {
+          const char* suffix;
+          bool sharedUpload, overlap;
+        };
+        for (const Variant v : {Variant{"", true, true}, Variant{"/own_uploads", false, true},
+                                Variant{"/one_stream", true, false}}) {
+          if (!v.sharedUpload && gpus == 1) continue;
+          register_typed("scale_stages/" + name + v.suffix, f32, false,
+                         [=]<typename T, typename Op>(benchmark::State& s) {
+                           bm_stages<T, Op>(s, false, n, m, gpus, true, v.sharedUpload, v.overlap);
+                         })
+              ->Iterations(2)
+              ->UseRealTime()
+              ->Unit(benchmark::kMillisecond);
         }
       }
     }
