@@ -24,6 +24,18 @@ enum class SymmetricLayout {
 // Number of output elements of an n x n symmetric result.
 std::uint64_t symmetric_result_size(std::uint64_t n, SymmetricLayout layout, bool withDiagonal);
 
+// Position of the pair (i, j), i > j (i >= j withDiagonal), in the packed
+// lower layout.
+inline std::uint64_t packed_lower_index(std::uint64_t i, std::uint64_t j, bool withDiagonal) {
+  return (withDiagonal ? i * (i + 1) / 2 : i * (i - 1) / 2) + j;
+}
+
+// Position of the pair i > j in the condensed layout of n functions: row j
+// of the upper triangle, n*j - j(j+1)/2 + (i - j - 1).
+inline std::uint64_t condensed_index(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
+  return n * j - j * (j + 1) / 2 + (i - j - 1);
+}
+
 namespace detail {
 // Marks n output elements as "no result" after a failure.
 template <typename T>
@@ -82,11 +94,10 @@ class SymmetricResultWriter {
         out_[j * n_ + i] = v;
         break;
       case SymmetricLayout::PackedLower:
-        out_[WithDiagonal ? i * (i + 1) / 2 + j : i * (i - 1) / 2 + j] = v;
+        out_[packed_lower_index(i, j, WithDiagonal)] = v;
         break;
       case SymmetricLayout::Condensed:
-        // Row j < i of the upper triangle: n*j - j(j+1)/2 + (i - j - 1).
-        out_[n_ * j - j * (j + 1) / 2 + (i - j - 1)] = v;
+        out_[condensed_index(n_, i, j)] = v;
         break;
     }
   }

@@ -111,14 +111,13 @@ class BlockSink {
         case SymmetricLayout::Dense:
           std::memcpy(out_ + i * nCols_ + c0, row, count * sizeof(T));
           break;
-        case SymmetricLayout::PackedLower: {
-          const std::uint64_t base = withDiagonal_ ? std::uint64_t(i) * (i + 1) / 2
-                                                   : std::uint64_t(i) * (i - 1) / 2;
-          std::memcpy(out_ + base + c0, row, count * sizeof(T));
+        case SymmetricLayout::PackedLower:
+          std::memcpy(out_ + packed_lower_index(i, c0, withDiagonal_), row, count * sizeof(T));
           break;
-        }
         case SymmetricLayout::Condensed:
-          for (std::size_t c = 0; c < count; ++c) out_[condensed(i, c0 + c)] = row[c];
+          for (std::size_t c = 0; c < count; ++c) {
+            out_[condensed_index(nRows_, i, c0 + c)] = row[c];
+          }
           break;
       }
     }
@@ -158,16 +157,12 @@ class BlockSink {
       }
       if (skip == nr) continue;
       if (symmetric_ && layout_ == SymmetricLayout::Condensed) {
-        std::memcpy(out_ + condensed(r0 + skip, j), col + skip, (nr - skip) * sizeof(T));
+        std::memcpy(out_ + condensed_index(nRows_, r0 + skip, j), col + skip,
+                    (nr - skip) * sizeof(T));
         continue;
       }
       for (std::size_t r = skip; r < nr; ++r) store_one(r0 + r, j, col[r]);
     }
-  }
-
-  // Condensed (SciPy) position of the pair i > j: row j of the upper triangle.
-  std::uint64_t condensed(std::size_t i, std::size_t j) const {
-    return std::uint64_t(nRows_) * j - std::uint64_t(j) * (j + 1) / 2 + (i - j - 1);
   }
 
   void store_one(std::size_t i, std::size_t j, T v) const {
@@ -181,10 +176,10 @@ class BlockSink {
         out_[j * nCols_ + i] = v;
         break;
       case SymmetricLayout::PackedLower:
-        out_[withDiagonal_ ? std::uint64_t(i) * (i + 1) / 2 + j : std::uint64_t(i) * (i - 1) / 2 + j] = v;
+        out_[packed_lower_index(i, j, withDiagonal_)] = v;
         break;
       case SymmetricLayout::Condensed:
-        out_[condensed(i, j)] = v;
+        out_[condensed_index(nRows_, i, j)] = v;
         break;
     }
   }
