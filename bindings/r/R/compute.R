@@ -63,6 +63,13 @@
   )
 }
 
+# The checked arguments every matrix function shares, and its progress bar
+# (the caller closes it: on.exit(a$bar$close(), add = TRUE)).
+.run_args <- function(window, backend, threads, progress, call) {
+  list(window = .check_window(window, call), backend = .check_backend(backend, call),
+       threads = .check_threads(threads, call), bar = .progress(progress, call))
+}
+
 .method_name <- function(p) {
   if (is.infinite(p)) "Linf" else if (p == 1) "L1" else if (p == 2) "L2" else "Lp"
 }
@@ -72,13 +79,10 @@ pdist <- function(x, p = 1, window = NULL, backend = "auto", threads = NULL,
   call <- sys.call()
   pcfs <- .as_pcfs(x, "x", call)
   p <- .check_p(p, call)
-  window <- .check_window(window, call)
-  backend <- .check_backend(backend, call)
-  threads <- .check_threads(threads, call)
-  bar <- .progress(progress, call)
-  on.exit(bar$close(), add = TRUE)
-  d <- .mpcf_call(.Call(C_pdist, pcfs$ptr, p, window, backend, threads,
-                        bar$callback), call)
+  a <- .run_args(window, backend, threads, progress, call)
+  on.exit(a$bar$close(), add = TRUE)
+  d <- .mpcf_call(.Call(C_pdist, pcfs$ptr, p, a$window, a$backend, a$threads,
+                        a$bar$callback), call)
   attr(d, "Size") <- length(pcfs)
   if (!is.null(names(pcfs))) attr(d, "Labels") <- names(pcfs)
   attr(d, "Diag") <- FALSE
@@ -101,13 +105,10 @@ l2_kernel <- function(x, y = NULL, window = NULL, backend = "auto", threads = NU
   call <- sys.call()
   if (!is.null(y)) return(.cross(x, y, 1L, 2, window, backend, threads, progress, call))
   pcfs <- .as_pcfs(x, "x", call)
-  window <- .check_window(window, call)
-  backend <- .check_backend(backend, call)
-  threads <- .check_threads(threads, call)
-  bar <- .progress(progress, call)
-  on.exit(bar$close(), add = TRUE)
-  k <- .mpcf_call(.Call(C_l2_kernel, pcfs$ptr, window, backend, threads,
-                        bar$callback), call)
+  a <- .run_args(window, backend, threads, progress, call)
+  on.exit(a$bar$close(), add = TRUE)
+  k <- .mpcf_call(.Call(C_l2_kernel, pcfs$ptr, a$window, a$backend, a$threads,
+                        a$bar$callback), call)
   if (!is.null(names(pcfs))) dimnames(k) <- list(names(pcfs), names(pcfs))
   k
 }
@@ -117,13 +118,10 @@ l2_kernel <- function(x, y = NULL, window = NULL, backend = "auto", threads = NU
   xs <- .as_pcfs(x, "x", call)
   ys <- .as_pcfs(y, "y", call)
   p <- .check_p(p, call)
-  window <- .check_window(window, call)
-  backend <- .check_backend(backend, call)
-  threads <- .check_threads(threads, call)
-  bar <- .progress(progress, call)
-  on.exit(bar$close(), add = TRUE)
-  m <- .mpcf_call(.Call(C_cdist, xs$ptr, ys$ptr, metric, p, window, backend,
-                        threads, bar$callback), call)
+  a <- .run_args(window, backend, threads, progress, call)
+  on.exit(a$bar$close(), add = TRUE)
+  m <- .mpcf_call(.Call(C_cdist, xs$ptr, ys$ptr, metric, p, a$window, a$backend,
+                        a$threads, a$bar$callback), call)
   if (!is.null(names(xs)) || !is.null(names(ys))) {
     dimnames(m) <- list(names(xs), names(ys))
   }

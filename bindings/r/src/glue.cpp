@@ -160,6 +160,16 @@ void wait_for(mpcf_task* task, SEXP callback) {
   }
 }
 
+// Starts a task with start(&task) (an mpcf_*_start call) and waits for it
+// as wait_for does.
+template <typename Start>
+void run_task(SEXP callback, Start start) {
+  mpcf_task* raw = nullptr;
+  check(start(&raw));
+  TaskPtr task(raw);
+  wait_for(task.get(), callback);
+}
+
 }  // namespace
 
 extern "C" {
@@ -253,11 +263,10 @@ SEXP rmpcf_pdist(SEXP ptr, SEXP p, SEXP window, SEXP backend, SEXP threads, SEXP
   check(mpcf_pdist_size(x, MPCF_LAYOUT_CONDENSED, &size));
   Rcpp::NumericVector out(static_cast<R_xlen_t>(size));
   OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
-  mpcf_task* raw = nullptr;
-  check(mpcf_pdist_start(x, Rcpp::as<double>(p), MPCF_LAYOUT_CONDENSED, out.begin(), size,
-                         options.get(), &raw));
-  TaskPtr task(raw);
-  wait_for(task.get(), callback);
+  run_task(callback, [&](mpcf_task** task) {
+    return mpcf_pdist_start(x, Rcpp::as<double>(p), MPCF_LAYOUT_CONDENSED, out.begin(), size,
+                            options.get(), task);
+  });
   return out;
   END_RCPP
 }
@@ -275,10 +284,9 @@ SEXP rmpcf_l2_kernel(SEXP ptr, SEXP window, SEXP backend, SEXP threads, SEXP cal
   check(mpcf_l2_kernel_size(x, MPCF_LAYOUT_DENSE, &size));
   Rcpp::NumericMatrix out(static_cast<int>(n), static_cast<int>(n));
   OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
-  mpcf_task* raw = nullptr;
-  check(mpcf_l2_kernel_start(x, MPCF_LAYOUT_DENSE, out.begin(), size, options.get(), &raw));
-  TaskPtr task(raw);
-  wait_for(task.get(), callback);
+  run_task(callback, [&](mpcf_task** task) {
+    return mpcf_l2_kernel_start(x, MPCF_LAYOUT_DENSE, out.begin(), size, options.get(), task);
+  });
   return out;
   END_RCPP
 }
@@ -301,11 +309,10 @@ SEXP rmpcf_cdist(SEXP xptr, SEXP yptr, SEXP metric, SEXP p, SEXP window, SEXP ba
   check(mpcf_cdist_size(y, x, &size));
   Rcpp::NumericMatrix out(static_cast<int>(nx), static_cast<int>(ny));
   OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
-  mpcf_task* raw = nullptr;
-  check(mpcf_cdist_start(y, x, static_cast<mpcf_metric>(Rcpp::as<int>(metric)),
-                         Rcpp::as<double>(p), out.begin(), size, options.get(), &raw));
-  TaskPtr task(raw);
-  wait_for(task.get(), callback);
+  run_task(callback, [&](mpcf_task** task) {
+    return mpcf_cdist_start(y, x, static_cast<mpcf_metric>(Rcpp::as<int>(metric)),
+                            Rcpp::as<double>(p), out.begin(), size, options.get(), task);
+  });
   return out;
   END_RCPP
 }
