@@ -87,6 +87,20 @@ template <typename T>
 struct UncheckedSumFold<OperationL2InnerProduct<T>> : std::true_type {
   static T max_abs_value() { return std::sqrt(std::numeric_limits<T>::max()) / 2; }  // f * g finite
 };
+// Operations whose integrand(fv, gv) is bitwise integrand(gv, fv) (|x - y|
+// and its powers, x * y): a walk may then hold its two current points in
+// either order (pcf_ring_kernel).
+template <typename Op>
+struct SymmetricIntegrand : std::false_type {};
+template <typename T>
+struct SymmetricIntegrand<OperationL1Dist<T>> : std::true_type {};
+template <typename T>
+struct SymmetricIntegrand<OperationLpDist<T>> : std::true_type {};
+template <typename T>
+struct SymmetricIntegrand<OperationLinfDist<T>> : std::true_type {};
+template <typename T>
+struct SymmetricIntegrand<OperationL2InnerProduct<T>> : std::true_type {};
+
 template <typename T>
 MPCF_HD T max_abs_time() {
   return std::numeric_limits<T>::max() / 4;
@@ -98,6 +112,29 @@ MPCF_HD T max_abs_time() {
 template <typename T>
 constexpr int walk_unroll() {
   return sizeof(T) == 4 ? 4 : 2;
+}
+
+// One rectangle [t, tn) of the walk with the values fv, gv folded into acc:
+// op.fold of the width clipped to the window, or, Unchecked (see
+// UncheckedSumFold), the plain acc + width * integrand. Every GPU walk
+// folds through this function, so all of them give the same bits.
+template <bool Windowed, bool Unchecked, typename T, typename Op>
+MPCF_HD T fold_rectangle(T acc, T t, T tn, T fv, T gv, T a, T b, const Op& op) {
+  if constexpr (Unchecked) {
+    static_assert(!Windowed && UncheckedSumFold<Op>::value);
+    return acc + (tn - t) * op.integrand(fv, gv);
+  } else {
+    return op.fold(acc, mpcf::detail::clipped_width<Windowed>(t, tn, a, b), op.integrand(fv, gv));
+  }
+}
+
+// The end of a walk: the unbounded last rectangle [t, +inf), clipped to the
+// window, with the last values (held by the sentinels), then op.finalize.
+template <typename T, typename Op>
+MPCF_HD T finish_walk(T acc, T t, T fv, T gv, T a, T b, const Op& op) {
+  acc = op.fold(acc, mpcf::detail::clipped_width<true>(t, std::numeric_limits<T>::infinity(), a, b),
+                op.integrand(fv, gv));
+  return op.finalize(acc);
 }
 
 // f: nf + 1 shifted points, contiguous. g: ng + 1 shifted points, point k at
@@ -122,13 +159,7 @@ MPCF_HD T integrate_pair_shifted(const SimplePoint<T, T>* f, const SimplePoint<T
   for (std::uint32_t s = 0; s < total; ++s) {
     const bool takeF = fn.t <= gn.t;
     const T tn = takeF ? fn.t : gn.t;
-    if constexpr (Unchecked) {
-      static_assert(!Windowed && UncheckedSumFold<Op>::value);
-      acc = acc + (tn - t) * op.integrand(fn.v, gn.v);
-    } else {
-      acc = op.fold(acc, mpcf::detail::clipped_width<Windowed>(t, tn, a, b),
-                    op.integrand(fn.v, gn.v));
-    }
+    acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, fn.v, gn.v, a, b, op);
     t = tn;
     if (takeF) {
       ++i;
@@ -138,12 +169,7 @@ MPCF_HD T integrate_pair_shifted(const SimplePoint<T, T>* f, const SimplePoint<T
       gn = detail::load_point(g);
     }
   }
-  // The unbounded last rectangle [t, +inf), clipped to the window, with the
-  // last values (held by the sentinels).
-  acc = op.fold(acc,
-                mpcf::detail::clipped_width<true>(t, std::numeric_limits<T>::infinity(), a, b),
-                op.integrand(fn.v, gn.v));
-  return op.finalize(acc);
+  return finish_walk(acc, t, fn.v, gn.v, a, b, op);
 }
 
 }  // namespace mpcf::cuda
