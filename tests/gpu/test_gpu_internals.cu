@@ -29,9 +29,10 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-std::shared_ptr<const PcfCollection<double>> collection_of(const Pcfs& P) {
-  return std::make_shared<const PcfCollection<double>>(P.n(), P.offsets.data(), P.t.data(),
-                                                       P.v.data(), 1);
+template <typename T = double>
+std::shared_ptr<const PcfCollection<T>> collection_of(const Pcfs& P) {
+  const std::vector<T> t(P.t.begin(), P.t.end()), v(P.v.begin(), P.v.end());
+  return std::make_shared<const PcfCollection<T>>(P.n(), P.offsets.data(), t.data(), v.data(), 1);
 }
 
 // ---- errors and RAII ----
@@ -191,10 +192,14 @@ void test_upload_subset_reindexes_offsets(void**) {
 
 // ---- the kernel's skip modes ----
 
-// Runs one block through PcfBlockOp and returns it (n_rows x n_cols).
-std::vector<double> run_block(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip) {
-  auto data = cuda_data_of<double>(collection_of(P));
-  PcfBlockOp<double, OperationL1Dist<double>> op(data, data, {}, Window<double>::whole_line(), skip);
+// Runs one block through PcfBlockOp (the whole collection on the GPU, kernel
+// `kernel`) and returns it (n_rows x n_cols, row-major).
+template <typename T, typename OpT>
+std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip,
+                              OpT fn, Window<T> window, PcfKernel kernel) {
+  auto data = cuda_data_of<T>(collection_of<T>(P));
+  PcfBlockOp<T, OpT> op(data, data, fn, window, skip);
+  op.set_kernel(kernel);
   BlockScheduler::Config c;
   c.nRows = P.n();
   c.nCols = P.n();
@@ -204,14 +209,19 @@ std::vector<double> run_block(const Pcfs& P, const BlockInfo& block, TriangleSki
   BlockScheduler sched(c);
   GpuContext ctx(0);
   auto storage = op.init_gpu_storage(ctx, sched);
-  auto out = ctx.allocate<double>(block.elements());
+  auto out = ctx.allocate<T>(block.elements());
   assert_int_equal(cudaMemsetAsync(out.data(), 0, out.bytes(), ctx.compute_stream()), cudaSuccess);
   op.exec_block(storage, block, out.data(), ctx);
-  std::vector<double> host(block.elements());
+  std::vector<T> host(block.elements());
   assert_int_equal(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost,
                                    ctx.compute_stream()), cudaSuccess);
   assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
   return host;
+}
+
+std::vector<double> run_block(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip) {
+  return run_block_with<double>(P, block, skip, OperationL1Dist<double>{},
+                                Window<double>::whole_line(), PcfKernel::Auto);
 }
 
 void test_kernel_triangle_skip_modes(void**) {
@@ -253,6 +263,132 @@ void test_kernel_triangle_skip_modes(void**) {
       }
     }
   }
+}
+
+// ---- the two block kernels ----
+
+// Functions of `m` breakpoints whose lanes in a tile walk far apart: even
+// indices dense on [0, 1), odd ones spread over [0, 4m); all of one length,
+// so the sorted tiles keep them interleaved. A group's lanes then run far
+// outside the ring of their row.
+Pcfs spread_pcfs(Rng& rng, std::size_t n, std::size_t m) {
+  Pcfs p;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> ts(m), vs(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      ts[k] = i % 2 == 0 ? static_cast<float>(k / double(m)) : static_cast<double>(4 * k);
+      vs[k] = k + 1 == m ? 0.0 : static_cast<float>(rng.uniform() * 10.0 - 5.0);
+    }
+    p.add(ts, vs);
+  }
+  return p;
+}
+
+// Functions on the integer grid 0..30: many breakpoints of f and g coincide.
+Pcfs tied_pcfs(Rng& rng, std::size_t n) {
+  Pcfs p;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> ts, vs;
+    for (int t = 0; t <= 30; ++t) {
+      if (t == 0 || rng.uniform() < 0.5) {
+        ts.push_back(t);
+        vs.push_back(std::floor(rng.uniform() * 7.0) - 3.0);
+      }
+    }
+    vs.back() = 0.0;
+    p.add(ts, vs);
+  }
+  return p;
+}
+
+// pcf_ring_kernel against pcf_tiled_kernel on the same blocks: the same bits
+// for every operation, window, pair selection and dtype, with tied
+// breakpoints, lanes far outside their ring (global reads, checked runs of
+// steps), values outside the plain fold's bounds (+-1e308 in float64, where
+// |f - g| and f * g overflow) and padding lanes; and, withReference, the
+// reference (which does not overflow where float64 does).
+template <typename T>
+void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
+  const std::size_t n = P.n();
+  struct Case {
+    BlockInfo block;
+    TriangleSkipMode skip;
+  };
+  const Case cases[] = {
+      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // sorted triangle
+      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangle},
+      {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // by index
+      {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},              // every pair
+  };
+  const Window<T> windows[] = {Window<T>::whole_line(), Window<T>{T(-1), T(7.5)}};
+  auto check = [&](auto fn, Op op, double p) {
+    using OpT = decltype(fn);
+    for (const Case& cs : cases) {
+      for (const Window<T>& w : windows) {
+        const auto tiled = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Tiled);
+        const auto ring = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Ring);
+        for (std::size_t k = 0; k < ring.size(); ++k) {
+          if (std::memcmp(&ring[k], &tiled[k], sizeof(T)) != 0) {
+            fail_msg("%s, %s, %s, block rows %zu.., element %zu: ring %.17g, tiled %.17g", what,
+                     op_name(op).c_str(), sizeof(T) == 4 ? "float32" : "float64",
+                     cs.block.rows.first, k, double(ring[k]), double(tiled[k]));
+          }
+        }
+        if (!withReference || cs.skip != TriangleSkipMode::None) continue;
+        for (std::size_t r = 0; r < cs.block.n_rows(); ++r) {  // the reference, every pair
+          for (std::size_t c = 0; c < cs.block.n_cols(); ++c) {
+            const std::size_t i = cs.block.rows.first + r, j = cs.block.cols.first + c;
+            const Reference ref = reference(P, i, P, j, op, p, w.a, w.b);
+            const double got = ring[r * cs.block.n_cols() + c];
+            if (!close_enough(got, ref.value, ref.magnitude, ref.rectangles,
+                              sizeof(T) == 4 ? MPCF_FLOAT32 : MPCF_FLOAT64, op)) {
+              fail_msg("%s, %s: pair (%zu, %zu): ring %.17g, reference %.17Lg", what,
+                       op_name(op).c_str(), i, j, got, ref.value);
+            }
+          }
+        }
+      }
+    }
+    (void)sizeof(OpT);
+  };
+  check(OperationL1Dist<T>{}, Op::L1, 1);
+  check(OperationL2InnerProduct<T>{}, Op::Kernel, 2);
+  if (small_mode()) return;  // under compute-sanitizer: the ring protocol is the same for all
+  check(OperationLpDist<T>(T(2.5)), Op::Lp, 2.5);
+  check(OperationLinfDist<T>{}, Op::Linf, INFINITY);
+}
+
+void test_ring_kernel_same_bits_as_tiled(void**) {
+  Rng rng(31);
+  RandomSpec spec;
+  spec.n = 90;  // the last tile has padding lanes
+  spec.minM = 1;
+  spec.maxM = 60;
+  const Pcfs random = random_pcfs(rng, spec);
+  const Pcfs spread = spread_pcfs(rng, 48, 200);
+  const Pcfs tied = tied_pcfs(rng, 70);
+  Pcfs huge = random;
+  for (std::size_t k = 0; k < huge.v.size(); k += 7) huge.v[k] = k % 2 ? 1e308 : -1e308;
+
+  // Tiles of these sizes leave room for rings: the ring kernel runs.
+  GpuContext ctx(0);
+  const std::uint64_t deepest = 16 * 201 * sizeof(PcfPoint<double>);
+  using L1Op = PcfBlockOp<double, OperationL1Dist<double>>;
+  const std::size_t shared = ctx.info().sharedMemPerBlockOptin;
+  assert_true(L1Op::ring_groups(PcfKernel::Ring, deepest, shared) >= PcfRingGeometry::kMinGroups);
+  assert_true(L1Op::ring_groups(PcfKernel::Auto, deepest, shared) >= PcfRingGeometry::kMinGroups);
+  assert_int_equal(L1Op::ring_groups(PcfKernel::Tiled, deepest, shared), 0);
+  assert_int_equal(L1Op::ring_groups(PcfKernel::Ring, shared, shared), 0);  // no room left
+  using L1OpF = PcfBlockOp<float, OperationL1Dist<float>>;
+  assert_int_equal(L1OpF::ring_groups(PcfKernel::Auto, deepest, shared), 0);  // float: tiled
+
+  for (const auto& [P, what] : {std::pair<const Pcfs*, const char*>{&random, "random"},
+                                {&spread, "spread"},
+                                {&tied, "tied"}}) {
+    ring_vs_tiled<double>(*P, what);
+    ring_vs_tiled<float>(*P, what);
+  }
+  ring_vs_tiled<double>(huge, "huge values", false);
 }
 
 // ---- the pipeline ----
@@ -597,6 +733,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_device_queries),
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),
+      cmocka_unit_test(test_ring_kernel_same_bits_as_tiled),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
       cmocka_unit_test(test_shared_upload_and_overlap_same_bits),

@@ -23,10 +23,15 @@
 // step; for the whole line and sums, no fold tests either when both
 // functions are within UncheckedSumFold's bounds, which the layout kernel
 // records per function). Indices inside a block are 32-bit.
+//
+// pcf_ring_kernel (below) computes the same bits with the row functions
+// streamed through small rings in shared memory as well: one load per step
+// instead of two. PcfBlockOp chooses between the two (PcfKernel).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "mpcf/core/block_scheduler.hpp"
@@ -111,6 +116,64 @@ __device__ __forceinline__ bool pair_kept(std::uint32_t r, std::uint32_t c,
   }
 }
 
+// A chunk of sorted rows [rBegin, rEnd) wholly above the sorted triangle of
+// tile columns from cBegin on: nothing to compute. skipDiag: args.skip is
+// LowerTriangleSkipDiag.
+template <typename T>
+__device__ __forceinline__ bool chunk_above_triangle(const TiledBlockArgs<T>& args, bool skipDiag,
+                                                     std::uint32_t rBegin, std::uint32_t rEnd,
+                                                     std::uint32_t cBegin) {
+  return args.selection == PairSelection::SortedTriangle &&
+         (skipDiag ? rEnd - 1 <= cBegin : rEnd - 1 < cBegin);
+}
+
+// Is the pair of sorted row r (block row i) and sorted column c (block
+// column j) computed? skipDiag as above (the caller tests it once, outside
+// its loop: nvcc then specialises the loop of pcf_tiled_kernel, 4-6% faster
+// in float32 than with the test inside).
+template <typename T>
+__device__ __forceinline__ bool pair_selected(const TiledBlockArgs<T>& args, bool skipDiag,
+                                              std::uint32_t r, std::uint32_t c, std::uint32_t i,
+                                              std::uint32_t j) {
+  bool kept = true;
+  if (args.selection == PairSelection::SortedTriangle) {
+    kept = skipDiag ? r > c : r >= c;
+  } else if (args.selection == PairSelection::ByIndex) {
+    kept = pair_kept(i, j, args.diagonalShift, args.skip);
+  }
+  return kept;
+}
+
+// Writes the value of block row i and block column j (the sorted triangle
+// to (max(i, j), min(i, j))).
+template <typename T>
+__device__ __forceinline__ void store_pair(const TiledBlockArgs<T>& args, std::uint32_t i,
+                                           std::uint32_t j, T value) {
+  if (args.selection == PairSelection::SortedTriangle && i < j) {
+    const std::uint32_t k = i;
+    i = j;
+    j = k;
+  }
+  args.out[static_cast<std::uint64_t>(i) * args.outRowStride +
+           static_cast<std::uint64_t>(j) * args.outColStride] = value;
+}
+
+// Copies tile q into shared memory at `to` (all threads of the block, then
+// a barrier) and returns it there.
+template <typename T>
+__device__ __forceinline__ const SimplePoint<T, T>* stage_tile(const TiledBlockArgs<T>& args,
+                                                               std::uint32_t q, unsigned char* to) {
+  const std::uint32_t tileBase = args.tileOffsets[q];
+  // Tiles are whole multiples of 16 bytes (kTileCols points per row).
+  const std::uint32_t vectors =
+      (args.tileOffsets[q + 1] - tileBase) * sizeof(SimplePoint<T, T>) / 16;
+  const uint4* from = reinterpret_cast<const uint4*>(args.tiles + tileBase);
+  uint4* dst = reinterpret_cast<uint4*>(to);
+  for (std::uint32_t k = threadIdx.x; k < vectors; k += blockDim.x) dst[k] = from[k];
+  __syncthreads();
+  return reinterpret_cast<const SimplePoint<T, T>*>(to);
+}
+
 }  // namespace detail
 
 // One warp per sorted function: items [0, nRows) are rows, the rest column
@@ -178,24 +241,14 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   const bool skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
   // A chunk wholly above the sorted triangle has nothing to do (uniform for
   // the thread block: returning before the barrier is safe).
-  if (args.selection == PairSelection::SortedTriangle &&
-      (skipDiag ? rEnd - 1 <= cBegin : rEnd - 1 < cBegin)) {
-    return;
-  }
+  if (detail::chunk_above_triangle(args, skipDiag, rBegin, rEnd, cBegin)) return;
 
-  const std::uint32_t tileBase = args.tileOffsets[q];
   const Point* tile;
   if constexpr (Staged) {
     extern __shared__ __align__(16) unsigned char stagingRaw[];
-    // Tiles are whole multiples of 16 bytes (kTileCols points per row).
-    const std::uint32_t vectors = (args.tileOffsets[q + 1] - tileBase) * sizeof(Point) / 16;
-    const uint4* from = reinterpret_cast<const uint4*>(args.tiles + tileBase);
-    uint4* to = reinterpret_cast<uint4*>(stagingRaw);
-    for (std::uint32_t k = threadIdx.x; k < vectors; k += blockDim.x) to[k] = from[k];
-    __syncthreads();
-    tile = reinterpret_cast<const Point*>(stagingRaw);
+    tile = detail::stage_tile(args, q, stagingRaw);
   } else {
-    tile = args.tiles + tileBase;
+    tile = args.tiles + args.tileOffsets[q];
   }
 
   const std::uint32_t lane = threadIdx.x % C;
@@ -208,14 +261,8 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   const std::uint32_t groups = blockDim.x / C;
 #pragma unroll 1
   for (std::uint32_t r = rBegin + threadIdx.x / C; r < rEnd; r += groups) {
-    std::uint32_t i = args.rowOrder[r];
-    bool kept = true;
-    if (args.selection == PairSelection::SortedTriangle) {
-      kept = skipDiag ? r > c : r >= c;
-    } else if (args.selection == PairSelection::ByIndex) {
-      kept = detail::pair_kept(i, j, args.diagonalShift, args.skip);
-    }
-    if (!kept) continue;
+    const std::uint32_t i = args.rowOrder[r];
+    if (!detail::pair_selected(args, skipDiag, r, c, i, j)) continue;
     const std::uint32_t fBegin = args.rowOffsets[r];
     const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
     T value;
@@ -231,13 +278,290 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
       value = integrate_pair_shifted<C, Windowed>(rowPoints + fBegin, g, nf + ng, args.a, args.b,
                                                   op);
     }
-    std::uint32_t oj = j;
-    if (args.selection == PairSelection::SortedTriangle && i < j) {
-      oj = i;
-      i = j;
+    detail::store_pair(args, i, j, value);
+  }
+}
+
+// ---- pcf_ring_kernel: the row functions in shared memory as well ----
+//
+// In pcf_tiled_kernel every step is two predicated loads: the row point
+// from global memory (through L1) and the column point from the staged
+// tile. For float64 points (16 bytes) the L1/shared-memory pipeline is the
+// limit, and the row loads take more than half of it. Here each group of
+// kTileCols threads streams its row function through a ring of
+// kRingPoints points in shared memory, so a step is one load, from the ring
+// or from the tile, whichever side the walk consumes, with one address
+// chosen per lane.
+//
+// The ring holds each point once (ring[p % kRingPoints]). Lanes of a
+// shared-memory phase that read row points in the banks of another lane's
+// tile column conflict: ncu counts half of the shared wavefronts as such
+// (pdist L1 f64, n = 20000, m = 512, one H200; the kernel is then bound by
+// the L1/shared pipeline). Holding each point once per bank group avoids
+// the conflicts but leaves room for far fewer warps next to large tiles,
+// and measured slower in that case (kernel: 8 copies 0.42 s, 4 copies
+// 0.25 s, 2 copies 0.23 s, 1 copy 0.22 s; pcf_tiled_kernel 0.26 s).
+//
+// The two groups of a warp walk their rows together, kRefillSteps steps at
+// a time. Before each run of steps a group writes into its ring the points
+// up to kRingPoints beyond the smallest index any of its lanes may still
+// load (points below it are no longer needed), at most kTileCols new ones:
+// each lane has loaded one of them into registers during the previous run,
+// so the ring is refilled without waiting for global memory. A run in
+// which every lane of the warp has steps left and its next kRefillSteps
+// row points in the ring needs no test per step; otherwise each step
+// checks, and a lane that has run ahead of its ring reads the row point
+// from global memory (rare: the lanes of a group walk one row against
+// columns of nearly equal length).
+//
+// The walk holds the point it kept at the last step and the one it just
+// loaded, rather than f's and g's: a step then moves one point instead of
+// two. Tied times may so be consumed in another order than in the other
+// walks, which only reorders rectangles of width 0, which every fold
+// ignores; the integrand must be symmetric (SymmetricIntegrand). The
+// arithmetic is fold_rectangle's: the results are bitwise those of
+// pcf_tiled_kernel and of the CPU walk.
+struct PcfRingGeometry {
+  static constexpr std::uint32_t kRingPoints = 64;   // a power of two
+  static constexpr std::uint32_t kRefillSteps = 16;
+  static constexpr std::uint32_t kMinGroups = 8;     // fewer fit: pcf_tiled_kernel
+  static constexpr std::uint32_t kMaxGroups = 48;     // 768 threads: up to 80 registers
+  static constexpr std::uint32_t kMaxThreads = kMaxGroups * PcfTileGeometry::kTileCols;
+  template <typename T>
+  static constexpr std::uint32_t ring_bytes() {
+    return kRingPoints * sizeof(SimplePoint<T, T>);
+  }
+
+  // Groups per thread block next to a staged tile of tileBytes (an even
+  // number: whole warps), 0 when fewer than kMinGroups fit.
+  static std::uint32_t groups_for(std::uint64_t tileBytes, std::uint64_t sharedPerBlock,
+                                  std::uint64_t ringBytes) {
+    if (tileBytes >= sharedPerBlock) return 0;
+    const std::uint64_t fit = (sharedPerBlock - tileBytes) / ringBytes;
+    const std::uint32_t g = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, kMaxGroups)) & ~1u;
+    return g >= kMinGroups ? g : 0;
+  }
+};
+
+namespace detail {
+
+// Minimum and maximum over the 16 lanes of a group (the half of the warp)
+// and over the warp, called by the whole warp.
+__device__ __forceinline__ std::uint32_t group_min(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const bool upper = (threadIdx.x & 16u) != 0;
+  const std::uint32_t lower = __reduce_min_sync(0xffffffffu, upper ? ~0u : x);
+  const std::uint32_t higher = __reduce_min_sync(0xffffffffu, upper ? x : ~0u);
+  return upper ? higher : lower;
+#else
+#pragma unroll
+  for (std::uint32_t off = PcfTileGeometry::kTileCols / 2; off > 0; off /= 2) {
+    x = min(x, __shfl_xor_sync(0xffffffffu, x, off));
+  }
+  return x;
+#endif
+}
+__device__ __forceinline__ std::uint32_t group_max(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const bool upper = (threadIdx.x & 16u) != 0;
+  const std::uint32_t lower = __reduce_max_sync(0xffffffffu, upper ? 0u : x);
+  const std::uint32_t higher = __reduce_max_sync(0xffffffffu, upper ? x : 0u);
+  return upper ? higher : lower;
+#else
+#pragma unroll
+  for (std::uint32_t off = PcfTileGeometry::kTileCols / 2; off > 0; off /= 2) {
+    x = max(x, __shfl_xor_sync(0xffffffffu, x, off));
+  }
+  return x;
+#endif
+}
+__device__ __forceinline__ std::uint32_t warp_min(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(0xffffffffu, x);
+#else
+  for (std::uint32_t off = 16; off > 0; off /= 2) x = min(x, __shfl_xor_sync(0xffffffffu, x, off));
+  return x;
+#endif
+}
+__device__ __forceinline__ std::uint32_t warp_max(std::uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, x);
+#else
+  for (std::uint32_t off = 16; off > 0; off /= 2) x = max(x, __shfl_xor_sync(0xffffffffu, x, off));
+  return x;
+#endif
+}
+
+// The walk of one pair with the row function f (nf + 1 shifted points in
+// global memory) streamed through the group's ring; g: the lane's column in
+// the staged tile. The whole warp calls it together. total: this lane's
+// steps (0: no pair; the lane only helps with its group's ring); steps: the
+// largest total of the warp; plain: the smallest (runs of steps that end
+// before it have every lane of the warp busy throughout).
+template <bool Windowed, bool Unchecked, typename T, typename Op>
+__device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, std::uint32_t nf,
+                                       const AlignedPoint<T>* g, AlignedPoint<T>* ring,
+                                       std::uint32_t lane, std::uint32_t total,
+                                       std::uint32_t steps, std::uint32_t plain, T a, T b,
+                                       const Op& op) {
+  static_assert(SymmetricIntegrand<Op>::value);
+  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+  constexpr std::uint32_t R = PcfRingGeometry::kRingPoints;
+  constexpr std::uint32_t K = PcfRingGeometry::kRefillSteps;
+  static_assert(R % C == 0 && K <= C, "refills write at most one point per lane");
+  using AP = AlignedPoint<T>;
+  // f as an opaque 64-bit pointer: the rare read beyond the ring then costs
+  // one multiply-add for its address, not a 64-bit index computation per
+  // step (the compiler would otherwise fold f's offset in).
+  asm("mov.b64 %0, %0;" : "+l"(f));
+  // The ring holds the points [top - R, top); `staged` point top + lane,
+  // loaded during the last run of steps.
+  std::uint32_t top = 0;
+  AP staged{};
+  auto stage = [&] {
+    if (top + lane <= nf) staged = load_point(f + top + lane);
+  };
+  if (group_min(total > 0 ? 0u : 1u) == 0) {  // the group has a pair: its first R points
+    top = min(R, nf + 1);
+    AP first[R / C];
+#pragma unroll
+    for (std::uint32_t k = 0; k < R / C; ++k) {
+      if (lane + k * C < top) first[k] = load_point(f + lane + k * C);
     }
-    args.out[static_cast<std::uint64_t>(i) * args.outRowStride +
-             static_cast<std::uint64_t>(oj) * args.outColStride] = value;
+    stage();
+#pragma unroll
+    for (std::uint32_t k = 0; k < R / C; ++k) {
+      if (lane + k * C < top) ring[lane + k * C] = first[k];
+    }
+  }
+  __syncwarp();
+
+  // kept: the point not consumed by the last step; next: the point it
+  // loaded, from f when nextIsF.
+  AP kept = ring[0];
+  AP next = g[0];
+  bool nextIsF = false;
+  g += C;
+  T t = mpcf::detail::min_value(kept.t, next.t);
+  T acc = op.init();
+  std::uint32_t i = 1;  // f's next point
+  // One step. Checked: f's next point may lie beyond the ring.
+  auto walk_step = [&](auto checked) {
+    const bool takeNext = next.t <= kept.t;
+    const T tn = takeNext ? next.t : kept.t;
+    acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
+    t = tn;
+    const bool fromF = takeNext == nextIsF;  // the side consumed
+    if (!takeNext) kept = next;
+    if (decltype(checked)::value && fromF && i >= top) {
+      next = load_point(f + i);  // beyond the ring
+    } else {
+      next = *(fromF ? ring + i % R : g);
+    }
+    if (fromF) {
+      ++i;
+    } else {
+      g += C;
+    }
+    nextIsF = fromF;
+  };
+  for (std::uint32_t s0 = 0; s0 < steps; s0 += K) {
+    if (s0 > 0) {
+      // Refill: at most C new points (the staged ones), none beyond need + R.
+      const std::uint32_t need = group_min(s0 < total ? i : ~0u);
+      const std::uint32_t newTop = need == ~0u ? top : min(min(need + R, nf + 1), top + C);
+      __syncwarp();  // the slots rewritten hold points below `need`: read by no lane any more
+      if (top + lane < newTop) ring[(top + lane) % R] = staged;
+      if (newTop > top) {
+        top = newTop;
+        stage();
+      }
+      __syncwarp();
+    }
+    // The short path when every lane of the warp has K steps left and its
+    // next K points of f in the ring.
+    const std::uint32_t far = group_max(s0 < total ? i : 0u);
+    if (s0 + K <= plain && __all_sync(0xffffffffu, top == nf + 1 || far + K <= top)) {
+#pragma unroll
+      for (std::uint32_t k = 0; k < K; ++k) walk_step(std::false_type{});
+    } else {
+#pragma unroll
+      for (std::uint32_t k = 0; k < K; ++k) {
+        if (s0 + k < total) walk_step(std::true_type{});
+      }
+    }
+  }
+  return finish_walk(acc, t, kept.v, next.v, a, b, op);
+}
+
+}  // namespace detail
+
+// See the comment of PcfRingGeometry. Launch as pcf_tiled_kernel<true, ...>,
+// with blockDim.x = kTileCols * groups (groups even, from
+// PcfRingGeometry::groups_for) and dynamic shared memory = the rings
+// (groups * ring_bytes<T>()) followed by the launch's largest tile.
+template <bool Windowed, typename T, typename Op>
+__global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
+    pcf_ring_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
+                    const Op op) {
+  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
+  constexpr std::uint32_t R = PcfRingGeometry::kRingPoints;
+  using AP = detail::AlignedPoint<T>;
+
+  const std::uint32_t q = args.tileBegin + blockIdx.x % args.tileCount;
+  const std::uint32_t rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
+  const std::uint32_t rEnd = min(rBegin + args.rowsPerBlock, args.nRows);
+  const std::uint32_t cBegin = q * C;
+  const bool skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
+  if (detail::chunk_above_triangle(args, skipDiag, rBegin, rEnd, cBegin)) return;
+
+  extern __shared__ __align__(16) unsigned char ringShared[];
+  const std::uint32_t groups = blockDim.x / C;
+  const AP* tile = reinterpret_cast<const AP*>(
+      detail::stage_tile(args, q, ringShared + groups * PcfRingGeometry::ring_bytes<T>()));
+
+  const std::uint32_t group = threadIdx.x / C;
+  const std::uint32_t lane = threadIdx.x % C;
+  AP* ring = reinterpret_cast<AP*>(ringShared) + group * R;
+  // Padding lanes (past the last column) compute nothing but take part in
+  // their group's refills.
+  const std::uint32_t c = cBegin + lane;
+  const bool padding = c >= args.nCols;
+  const std::uint32_t ng = padding ? 0u : args.colLength[c];
+  const std::uint32_t j = padding ? 0u : args.colOrder[c];
+  const bool colFast = !padding && args.colFast[c] != 0;
+  // The two groups of a warp take rows r0 and r0 + 1 together.
+#pragma unroll 1
+  for (std::uint32_t r0 = rBegin + (group & ~1u); r0 < rEnd; r0 += groups) {
+    const std::uint32_t r = r0 + (group & 1u);
+    const bool rowValid = r < rEnd;
+    const std::uint32_t i = rowValid ? args.rowOrder[r] : 0u;
+    const bool kept = rowValid && !padding && detail::pair_selected(args, skipDiag, r, c, i, j);
+    const std::uint32_t fBegin = rowValid ? args.rowOffsets[r] : 0u;
+    const std::uint32_t nf = rowValid ? args.rowOffsets[r + 1] - fBegin - 1 : 0u;
+    const std::uint32_t total = kept ? nf + ng : 0u;
+    const std::uint32_t steps = detail::warp_max(total);
+    if (steps == 0) continue;  // the same for the whole warp
+    const std::uint32_t plain = detail::warp_min(total);
+    const SimplePoint<T, T>* f = rowPoints + fBegin;
+    T value;
+    if constexpr (!Windowed && UncheckedSumFold<Op>::value) {
+      // The plain fold when every pair of the warp is within its bounds
+      // (pairs within them get the same bits either way).
+      const bool fast =
+          __all_sync(0xffffffffu, !kept || (colFast && args.rowFast[rowValid ? r : 0] != 0));
+      if (fast) {
+        value = detail::ring_walk<false, true>(f, nf, tile + lane, ring, lane, total, steps, plain,
+                                               args.a, args.b, op);
+      } else {
+        value = detail::ring_walk<false, false>(f, nf, tile + lane, ring, lane, total, steps,
+                                                plain, args.a, args.b, op);
+      }
+    } else {
+      value = detail::ring_walk<Windowed, false>(f, nf, tile + lane, ring, lane, total, steps,
+                                                 plain, args.a, args.b, op);
+    }
+    if (kept) detail::store_pair(args, i, j, value);
   }
 }
 

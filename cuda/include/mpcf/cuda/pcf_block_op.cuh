@@ -19,10 +19,10 @@
 // Per block, on the host: the block's rows and columns are sorted by length
 // (longest first, ties by index) and the sorted layout's offsets computed
 // (BlockLayoutPlan); on the GPU: pcf_layout_kernel builds the layout and
-// pcf_tiled_kernel computes, one launch per class of tile sizes (tiles of
-// similar size share a launch, so shared memory is reserved for what a
-// launch needs; tiles too large for shared memory are read from global
-// memory).
+// pcf_ring_kernel or pcf_tiled_kernel (PcfKernel) computes, one launch per
+// class of tile sizes (tiles of similar size share a launch, so shared
+// memory is reserved for what a launch needs; tiles too large for shared
+// memory are read from global memory).
 //
 // Rows and columns have separate data managers: the same one for pdist and
 // l2_kernel, X and Y for cdist.
@@ -146,6 +146,13 @@ std::uint64_t layout_tile_points(const Manager& m, std::size_t maxCols, std::uin
   return m.max_subset_elements(maxCols) + C * longest + C * tiles;
 }
 
+// Which block kernel computes the staged tiles: Auto is the faster one for
+// the type (measured on an H200: Ring for float64, Tiled for float32);
+// tiles too large for shared memory, or leaving room for fewer than
+// PcfRingGeometry::kMinGroups rings, always go to pcf_tiled_kernel. Both
+// give the same bits.
+enum class PcfKernel { Auto, Tiled, Ring };
+
 template <typename T, typename Op>
 class PcfBlockOp {
  public:
@@ -266,6 +273,20 @@ class PcfBlockOp {
   bool resident() const noexcept { return resident_; }
   void set_output_order(BlockOrder order) noexcept { order_ = order; }
   BlockOrder output_order() const noexcept { return order_; }
+  void set_kernel(PcfKernel kernel) noexcept { kernel_ = kernel; }
+  PcfKernel kernel() const noexcept { return kernel_; }
+
+  // Ring groups per thread block of `kernel` for a launch whose largest
+  // tile takes tileBytes (0: pcf_tiled_kernel, staged or not).
+  static std::uint32_t ring_groups(PcfKernel kernel, std::uint64_t tileBytes,
+                                   std::uint64_t sharedPerBlock) {
+    const PcfKernel k = kernel == PcfKernel::Auto
+                            ? (sizeof(T) == 8 ? PcfKernel::Ring : PcfKernel::Tiled)
+                            : kernel;
+    if (k != PcfKernel::Ring || !SymmetricIntegrand<Op>::value) return 0;
+    return PcfRingGeometry::groups_for(tileBytes, sharedPerBlock,
+                                       PcfRingGeometry::ring_bytes<T>());
+  }
 
   // Whole collections can be resident only when their points fit 32-bit
   // offsets.
@@ -505,7 +526,15 @@ class PcfBlockOp {
     for (const std::uint32_t end : p.launchEnds) {
       const std::uint64_t first = tile_bytes(p, q);
       const bool staged = first <= s.sharedPerBlock;
-      const std::uint32_t threads = staged ? threads_for(first, s.sharedPerSm) : 256;
+      const std::uint32_t ringGroups = staged ? ring_groups(kernel_, first, s.sharedPerBlock) : 0;
+      const std::uint32_t threads = ringGroups   ? ringGroups * G::kTileCols
+                                    : staged     ? threads_for(first, s.sharedPerSm)
+                                                 : 256;
+      // Dynamic shared memory: the rings, then the launch's largest tile.
+      const std::size_t smem =
+          staged ? static_cast<std::size_t>(first) +
+                       std::size_t(ringGroups) * PcfRingGeometry::ring_bytes<T>()
+                 : 0;
       args.tileBegin = q;
       args.tileCount = end - q;
       // Up to kRowPasses rows per thread; fewer when the launch would
@@ -513,7 +542,7 @@ class PcfBlockOp {
       // launch runs part-empty).
       const std::uint32_t groups = threads / G::kTileCols;
       std::uint64_t resident = 2048 / threads;
-      if (staged) resident = std::min<std::uint64_t>(resident, s.sharedPerSm / (first + 1024));
+      if (staged) resident = std::min<std::uint64_t>(resident, s.sharedPerSm / (smem + 1024));
       const std::uint64_t concurrent = std::max<std::uint64_t>(1, resident) * s.smCount;
       const std::uint64_t passes = std::clamp<std::uint64_t>(
           std::uint64_t(p.nRows) * args.tileCount / (16 * concurrent * groups), 1, G::kRowPasses);
@@ -525,12 +554,16 @@ class PcfBlockOp {
                               std::to_string(block.n_cols()) +
                               " pairs is too large for one kernel launch; lower max_block_elements");
       }
-      const std::size_t smem = staged ? static_cast<std::size_t>(first) : 0;
       auto launch = [&](auto kernel) {
         kernel<<<static_cast<unsigned>(grid), threads, smem, stream>>>(args, args.rowPoints, op_);
         MPCF_CUDA_CHECK_LAUNCH();
       };
-      if (staged) {
+      if (ringGroups) {
+        if constexpr (SymmetricIntegrand<Op>::value) {
+          if (wholeLine) launch(pcf_ring_kernel<false, T, Op>);
+          else launch(pcf_ring_kernel<true, T, Op>);
+        }
+      } else if (staged) {
         if (wholeLine) launch(pcf_tiled_kernel<true, false, T, Op>);
         else launch(pcf_tiled_kernel<true, true, T, Op>);
       } else {
@@ -608,6 +641,12 @@ class PcfBlockOp {
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, Op>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    if constexpr (SymmetricIntegrand<Op>::value) {
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, Op>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, Op>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    }
   }
 
   // Collections uploaded by upload_resident, per device, until a GPU's
@@ -762,6 +801,7 @@ class PcfBlockOp {
   bool resident_ = false;
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
+  PcfKernel kernel_ = PcfKernel::Auto;
   std::shared_ptr<UploadedByDevice> uploaded_ = std::make_shared<UploadedByDevice>();
 };
 
