@@ -4,8 +4,10 @@
 // last value 0. For every case, in the same process:
 //   e2e/...   libmpcf end to end (mpcf_pdist / mpcf_l2_kernel, backend CUDA,
 //             input handle -> result in host memory; condensed / packed);
-//   ours/...  our block kernel alone over the whole lower triangle, data
-//             already on the GPU (CUDA events);
+//   ours/...  our block kernels alone over the whole lower triangle, data
+//             already on the GPU (CUDA events), as the library chooses them
+//             (PcfKernel::Auto); tiled/... and ring/... with pcf_tiled_kernel
+//             or pcf_ring_kernel forced;
 //   ref/...   the seed-style reference kernel: one thread per pair, points
 //             read from global memory with 64-bit indexing, blocks of 1 x 32
 //             threads (CUDA events), core's walk and the same output;
@@ -18,8 +20,8 @@
 // end to end at n = 50000 on the first 1, 2 and 4 GPUs; scale_stages/... the
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
-// For n = 2000 the outputs of ours and ref are compared bitwise (the
-// summary says "same bits" or the largest relative difference).
+// For n = 2000 the outputs of ours, tiled, ring and ref are compared
+// bitwise (the summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -120,8 +122,8 @@ double merge_steps(const Input& in, bool kernel) {
 // ---- results for the summary ----
 
 struct Row {
-  double e2e = NAN, e2e0 = NAN, ours = NAN, ref = NAN, steps = 0;
-  std::vector<double> oursOut, refOut;  // lower triangles (n = 2000 cases)
+  double e2e = NAN, e2e0 = NAN, ours = NAN, tiled = NAN, ring = NAN, ref = NAN, steps = 0;
+  std::vector<double> oursOut, tiledOut, ringOut, refOut;  // lower triangles (n = 2000 cases)
   std::string stages;
   std::string stagesOneStream;  // the same with consecutive blocks on one compute stream
 };
@@ -255,8 +257,20 @@ std::vector<double> lower_triangle(const T* device, std::size_t n, bool kernel) 
   return low;
 }
 
+// Which kernel a bm_kernels case times.
+enum class KernelCase { Ours, Tiled, Ring, Ref };
+const char* kernel_case_name(KernelCase k) {
+  switch (k) {
+    case KernelCase::Ours: return "ours/";
+    case KernelCase::Tiled: return "tiled/";
+    case KernelCase::Ring: return "ring/";
+    case KernelCase::Ref: default: return "ref/";
+  }
+}
+
 template <typename T, typename Op>
-void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_t n, MMode m) {
+void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::size_t n, MMode m) {
+  const bool reference = which == KernelCase::Ref;
   const Input& in = input(n, m);
   std::vector<std::uint64_t> offs(in.offsets);
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
@@ -282,6 +296,9 @@ void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_
   } else {
     auto data = mpcf::cuda::cuda_data_of<T>(coll);
     mpcf::cuda::PcfBlockOp<T, Op> op(data, data, Op{}, mpcf::Window<T>::whole_line(), skip);
+    op.set_kernel(which == KernelCase::Tiled  ? mpcf::cuda::PcfKernel::Tiled
+                  : which == KernelCase::Ring ? mpcf::cuda::PcfKernel::Ring
+                                              : mpcf::cuda::PcfKernel::Auto);
     mpcf::BlockScheduler::Config c;
     c.nRows = c.nCols = n;
     c.mode = mpcf::BlockMode::LowerTriangle;
@@ -297,7 +314,11 @@ void bm_kernels(benchmark::State& state, bool reference, bool kernel, std::size_
   state.counters["merge_steps_per_s"] = benchmark::Counter(steps, benchmark::Counter::kIsIterationInvariantRate);
   if (n <= 2000) {
     Row& row = rows()[case_name(kernel, sizeof(T) == 4, n, m)];
-    (reference ? row.refOut : row.oursOut) = lower_triangle(out.data(), n, kernel);
+    auto& keep = which == KernelCase::Ref     ? row.refOut
+                 : which == KernelCase::Tiled ? row.tiledOut
+                 : which == KernelCase::Ring  ? row.ringOut
+                                              : row.oursOut;
+    keep = lower_triangle(out.data(), n, kernel);
   }
 }
 
@@ -431,6 +452,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;
       if (kind == "ours") row.ours = sec;
+      if (kind == "tiled") row.tiled = sec;
+      if (kind == "ring") row.ring = sec;
       if (kind == "ref") row.ref = sec;
       (void)row;
     }
@@ -441,16 +464,22 @@ class SummaryReporter : public benchmark::ConsoleReporter {
 void print_summary() {
   // Issue limit of DESIGN §6: 132 SMs x 128 lanes x 1.98 GHz / 12 instructions per step.
   const double issueLimit = 132.0 * 128 * 1.98e9 / 12;
-  std::printf("\n%-32s %10s %10s %10s %9s %9s %12s %12s %8s\n", "case", "e2e_s", "kernel_s",
-              "ref_s", "ref/kern", "ref/e2e", "e2e_steps/s", "kern_steps/s", "of_limit");
+  std::printf("\n%-32s %9s %9s %9s %9s %9s %8s %9s %9s %12s %12s %8s\n", "case", "e2e_s",
+              "kernel_s", "tiled_s", "ring_s", "ref_s", "ref/kern", "tiled/kern", "ref/e2e",
+              "e2e_steps/s", "kern_steps/s", "of_limit");
   const bool several = mpcf_cuda_device_count() >= 2;
   if (several) std::printf("(e2e uses all %d GPUs; e2e_gpu0_s is GPU 0 alone)\n", mpcf_cuda_device_count());
   for (const auto& [name, row] : rows()) {
-    std::printf("%-32s %10.4f %10.4f %10.4f %9.2f %9.2f %12.3e %12.3e %7.1f%%\n", name.c_str(),
-                row.e2e, row.ours, row.ref, row.ref / row.ours, row.ref / row.e2e,
-                row.steps / row.e2e, row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
-    const std::string same = compare_outputs(row.oursOut, row.refOut);
-    if (!same.empty()) std::printf("%-32s ours vs ref: %s\n", "", same.c_str());
+    std::printf("%-32s %9.4f %9.4f %9.4f %9.4f %9.4f %8.2f %9.2f %9.2f %12.3e %12.3e %7.1f%%\n",
+                name.c_str(), row.e2e, row.ours, row.tiled, row.ring, row.ref, row.ref / row.ours,
+                row.tiled / row.ours, row.ref / row.e2e, row.steps / row.e2e,
+                row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
+    for (const auto& [label, other] : {std::pair{"ours vs ref", &row.refOut},
+                                       std::pair{"ours vs tiled", &row.tiledOut},
+                                       std::pair{"ours vs ring", &row.ringOut}}) {
+      const std::string same = compare_outputs(row.oursOut, *other);
+      if (!same.empty()) std::printf("%-32s %s: %s\n", "", label, same.c_str());
+    }
     if (!row.stages.empty()) std::printf("%-32s %s\n", "", row.stages.c_str());
     if (!row.stagesOneStream.empty()) {
       std::printf("%-32s one compute stream: %s\n", "", row.stagesOneStream.c_str());
@@ -529,10 +558,11 @@ void register_all() {
               bm_stages<T, Op>(s, kernel, n, m, 1, false, true, overlap);
             })->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
-          for (bool ref : {false, true}) {
-            const std::string full = (ref ? "ref/" : "ours/") + name;
+          for (KernelCase which :
+               {KernelCase::Ours, KernelCase::Tiled, KernelCase::Ring, KernelCase::Ref}) {
+            const std::string full = kernel_case_name(which) + name;
             register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
-              bm_kernels<T, Op>(s, ref, kernel, n, m);
+              bm_kernels<T, Op>(s, which, kernel, n, m);
             })->Iterations(iters)->UseManualTime()->Unit(benchmark::kMillisecond);
           }
         }
