@@ -7,8 +7,9 @@
 #
 # (no step named: build tests sanitize bench). Run from the repository root.
 # MPCF_BENCH_ARGS: extra benchmark arguments (e.g. --benchmark_filter=...);
-# ncu profiles one launch of the block kernel in the benchmark case
-# MPCF_NCU_CASE (default ours/pdist_L1/f32/n20000/m512).
+# ncu profiles one launch of the block kernel (pcf_tiled_kernel or
+# pcf_ring_kernel) in the benchmark case MPCF_NCU_CASE (default
+# ours/pdist_L1/f32/n20000/m512).
 set -o pipefail
 build=${1:?build directory}
 logs=${2:?log directory}
@@ -56,13 +57,16 @@ if has sanitize; then
 fi
 
 if has ncu && [ -x "$build/tests/benchmarks/gpu/bench_gpu" ]; then
-  # Clocks as the card has them (--clock-control none); one launch of the
-  # tiled kernel after the benchmark's warm-up (4 launches): throughput,
-  # issue, stalls, shared/L1 wavefronts.
-  timeout 300 ncu --clock-control none --kernel-name regex:pcf_tiled_kernel --launch-skip 4 --launch-count 1 \
+  # Clocks as the card has them (--clock-control none); one launch of a
+  # block kernel after the benchmark's start-up (4 launches: pdist and
+  # l2_kernel, float32 and float64), i.e. the case's warm-up launch, the
+  # same as its timed one: throughput, issue, stall reasons per issued
+  # instruction, shared/L1 wavefronts and bank conflicts.
+  timeout 300 ncu --clock-control none --kernel-name 'regex:pcf_(tiled|ring)_kernel' --launch-skip 4 --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section MemoryWorkloadAnalysis_Tables --section SchedulerStats --section WarpStateStats \
     --section InstructionStats --section Occupancy --section LaunchStats \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio',l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts.sum,smsp__inst_executed.sum \
     "$build/tests/benchmarks/gpu/bench_gpu" \
     --benchmark_filter="${MPCF_NCU_CASE:-ours/pdist_L1/f32/n20000/m512}" 2>&1 |
     grep -v "^==PROF==" > "$logs/ncu.log" || status=1
