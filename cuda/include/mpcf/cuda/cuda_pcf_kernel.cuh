@@ -345,49 +345,32 @@ struct PcfRingGeometry {
 
 namespace detail {
 
-// Minimum and maximum over the 16 lanes of a group (the half of the warp)
-// and over the warp, called by the whole warp.
-__device__ __forceinline__ std::uint32_t group_min(std::uint32_t x) {
+// Minimum (Max = false) or maximum of x over aligned sets of Lanes lanes:
+// 16, a group (the half of the warp), or 32, the warp. The whole warp calls
+// it.
+template <bool Max, std::uint32_t Lanes>
+__device__ __forceinline__ std::uint32_t lanes_reduce(std::uint32_t x) {
+  static_assert(Lanes == 16 || Lanes == 32);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const bool upper = (threadIdx.x & 16u) != 0;
-  const std::uint32_t lower = __reduce_min_sync(0xffffffffu, upper ? ~0u : x);
-  const std::uint32_t higher = __reduce_min_sync(0xffffffffu, upper ? x : ~0u);
-  return upper ? higher : lower;
+  auto reduce = [](std::uint32_t v) {
+    if constexpr (Max) return __reduce_max_sync(0xffffffffu, v);
+    else return __reduce_min_sync(0xffffffffu, v);
+  };
+  if constexpr (Lanes == 32) {
+    return reduce(x);
+  } else {
+    const std::uint32_t neutral = Max ? 0u : ~0u;
+    const bool upper = (threadIdx.x & 16u) != 0;
+    const std::uint32_t lower = reduce(upper ? neutral : x);
+    const std::uint32_t higher = reduce(upper ? x : neutral);
+    return upper ? higher : lower;
+  }
 #else
 #pragma unroll
-  for (std::uint32_t off = PcfTileGeometry::kTileCols / 2; off > 0; off /= 2) {
-    x = min(x, __shfl_xor_sync(0xffffffffu, x, off));
+  for (std::uint32_t off = Lanes / 2; off > 0; off /= 2) {
+    const std::uint32_t y = __shfl_xor_sync(0xffffffffu, x, off);
+    x = Max ? max(x, y) : min(x, y);
   }
-  return x;
-#endif
-}
-__device__ __forceinline__ std::uint32_t group_max(std::uint32_t x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const bool upper = (threadIdx.x & 16u) != 0;
-  const std::uint32_t lower = __reduce_max_sync(0xffffffffu, upper ? 0u : x);
-  const std::uint32_t higher = __reduce_max_sync(0xffffffffu, upper ? x : 0u);
-  return upper ? higher : lower;
-#else
-#pragma unroll
-  for (std::uint32_t off = PcfTileGeometry::kTileCols / 2; off > 0; off /= 2) {
-    x = max(x, __shfl_xor_sync(0xffffffffu, x, off));
-  }
-  return x;
-#endif
-}
-__device__ __forceinline__ std::uint32_t warp_min(std::uint32_t x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_min_sync(0xffffffffu, x);
-#else
-  for (std::uint32_t off = 16; off > 0; off /= 2) x = min(x, __shfl_xor_sync(0xffffffffu, x, off));
-  return x;
-#endif
-}
-__device__ __forceinline__ std::uint32_t warp_max(std::uint32_t x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(0xffffffffu, x);
-#else
-  for (std::uint32_t off = 16; off > 0; off /= 2) x = max(x, __shfl_xor_sync(0xffffffffu, x, off));
   return x;
 #endif
 }
@@ -421,7 +404,7 @@ __device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, 
   auto stage = [&] {
     if (top + lane <= nf) staged = load_point(f + top + lane);
   };
-  if (group_min(total > 0 ? 0u : 1u) == 0) {  // the group has a pair: its first R points
+  if (lanes_reduce<false, C>(total > 0 ? 0u : 1u) == 0) {  // the group has a pair: its first R points
     top = min(R, nf + 1);
     AP first[R / C];
 #pragma unroll
@@ -468,7 +451,7 @@ __device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, 
   for (std::uint32_t s0 = 0; s0 < steps; s0 += K) {
     if (s0 > 0) {
       // Refill: at most C new points (the staged ones), none beyond need + R.
-      const std::uint32_t need = group_min(s0 < total ? i : ~0u);
+      const std::uint32_t need = lanes_reduce<false, C>(s0 < total ? i : ~0u);
       const std::uint32_t newTop = need == ~0u ? top : min(min(need + R, nf + 1), top + C);
       __syncwarp();  // the slots rewritten hold points below `need`: read by no lane any more
       if (top + lane < newTop) ring[(top + lane) % R] = staged;
@@ -480,7 +463,7 @@ __device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, 
     }
     // The short path when every lane of the warp has K steps left and its
     // next K points of f in the ring.
-    const std::uint32_t far = group_max(s0 < total ? i : 0u);
+    const std::uint32_t far = lanes_reduce<true, C>(s0 < total ? i : 0u);
     if (s0 + K <= plain && __all_sync(0xffffffffu, top == nf + 1 || far + K <= top)) {
 #pragma unroll
       for (std::uint32_t k = 0; k < K; ++k) walk_step(std::false_type{});
@@ -540,9 +523,9 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
     const std::uint32_t fBegin = rowValid ? args.rowOffsets[r] : 0u;
     const std::uint32_t nf = rowValid ? args.rowOffsets[r + 1] - fBegin - 1 : 0u;
     const std::uint32_t total = kept ? nf + ng : 0u;
-    const std::uint32_t steps = detail::warp_max(total);
+    const std::uint32_t steps = detail::lanes_reduce<true, 32>(total);
     if (steps == 0) continue;  // the same for the whole warp
-    const std::uint32_t plain = detail::warp_min(total);
+    const std::uint32_t plain = detail::lanes_reduce<false, 32>(total);
     const SimplePoint<T, T>* f = rowPoints + fBegin;
     T value;
     if constexpr (!Windowed && UncheckedSumFold<Op>::value) {
