@@ -116,15 +116,29 @@ __device__ __forceinline__ bool pair_kept(std::uint32_t r, std::uint32_t c,
   }
 }
 
-// A chunk of sorted rows [rBegin, rEnd) wholly above the sorted triangle of
-// tile columns from cBegin on: nothing to compute. skipDiag: args.skip is
-// LowerTriangleSkipDiag.
+// What a thread block of the block kernels computes: column tile q (sorted
+// columns from cBegin on) against the sorted rows [rBegin, rEnd).
+struct BlockChunk {
+  std::uint32_t q;
+  std::uint32_t rBegin;
+  std::uint32_t rEnd;
+  std::uint32_t cBegin;
+  bool skipDiag;  // args.skip is LowerTriangleSkipDiag
+  // Wholly above the sorted triangle: nothing to compute.
+  __device__ bool above_triangle(PairSelection selection) const {
+    return selection == PairSelection::SortedTriangle &&
+           (skipDiag ? rEnd - 1 <= cBegin : rEnd - 1 < cBegin);
+  }
+};
 template <typename T>
-__device__ __forceinline__ bool chunk_above_triangle(const TiledBlockArgs<T>& args, bool skipDiag,
-                                                     std::uint32_t rBegin, std::uint32_t rEnd,
-                                                     std::uint32_t cBegin) {
-  return args.selection == PairSelection::SortedTriangle &&
-         (skipDiag ? rEnd - 1 <= cBegin : rEnd - 1 < cBegin);
+__device__ __forceinline__ BlockChunk chunk_of_block(const TiledBlockArgs<T>& args) {
+  BlockChunk ch;
+  ch.q = args.tileBegin + blockIdx.x % args.tileCount;
+  ch.rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
+  ch.rEnd = min(ch.rBegin + args.rowsPerBlock, args.nRows);
+  ch.cBegin = ch.q * PcfTileGeometry::kTileCols;
+  ch.skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
+  return ch;
 }
 
 // Is the pair of sorted row r (block row i) and sorted column c (block
@@ -234,14 +248,11 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
   using Point = SimplePoint<T, T>;
 
-  const std::uint32_t q = args.tileBegin + blockIdx.x % args.tileCount;
-  const std::uint32_t rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
-  const std::uint32_t rEnd = min(rBegin + args.rowsPerBlock, args.nRows);
-  const std::uint32_t cBegin = q * C;
-  const bool skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
+  const detail::BlockChunk chunk = detail::chunk_of_block(args);
   // A chunk wholly above the sorted triangle has nothing to do (uniform for
   // the thread block: returning before the barrier is safe).
-  if (detail::chunk_above_triangle(args, skipDiag, rBegin, rEnd, cBegin)) return;
+  if (chunk.above_triangle(args.selection)) return;
+  const auto [q, rBegin, rEnd, cBegin, skipDiag] = chunk;
 
   const Point* tile;
   if constexpr (Staged) {
@@ -491,12 +502,9 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
   constexpr std::uint32_t R = PcfRingGeometry::kRingPoints;
   using AP = detail::AlignedPoint<T>;
 
-  const std::uint32_t q = args.tileBegin + blockIdx.x % args.tileCount;
-  const std::uint32_t rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
-  const std::uint32_t rEnd = min(rBegin + args.rowsPerBlock, args.nRows);
-  const std::uint32_t cBegin = q * C;
-  const bool skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
-  if (detail::chunk_above_triangle(args, skipDiag, rBegin, rEnd, cBegin)) return;
+  const detail::BlockChunk chunk = detail::chunk_of_block(args);
+  if (chunk.above_triangle(args.selection)) return;
+  const auto [q, rBegin, rEnd, cBegin, skipDiag] = chunk;
 
   extern __shared__ __align__(16) unsigned char ringShared[];
   const std::uint32_t groups = blockDim.x / C;
