@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "api_support.hpp"
 #include "handles.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/matrix_integrate.hpp"
@@ -30,95 +31,7 @@ using mpcf::SymmetricLayout;
 
 namespace {
 
-thread_local std::string t_last_error;
-
-void set_last_error(const char* where, const char* what) noexcept {
-  try {
-    t_last_error.assign(where);
-    t_last_error.append(": ");
-    t_last_error.append(what);
-  } catch (...) {
-    // Out of memory while recording the message: keep whatever is there.
-  }
-}
-
-mpcf_status status_of(ErrorKind kind) noexcept {
-  switch (kind) {
-    case ErrorKind::InvalidArgument: return MPCF_ERROR_INVALID_ARGUMENT;
-    case ErrorKind::InvalidPcf: return MPCF_ERROR_INVALID_PCF;
-    case ErrorKind::BufferTooSmall: return MPCF_ERROR_BUFFER_TOO_SMALL;
-    case ErrorKind::DtypeMismatch: return MPCF_ERROR_DTYPE_MISMATCH;
-    case ErrorKind::OutOfMemory: return MPCF_ERROR_OUT_OF_MEMORY;
-    case ErrorKind::CudaUnavailable: return MPCF_ERROR_CUDA_UNAVAILABLE;
-    case ErrorKind::Cuda: return MPCF_ERROR_CUDA;
-    case ErrorKind::Cancelled: return MPCF_ERROR_CANCELLED;
-    case ErrorKind::Internal: return MPCF_ERROR_INTERNAL;
-  }
-  return MPCF_ERROR_INTERNAL;
-}
-
-// Maps an exception to a status and records its message.
-mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept {
-  try {
-    std::rethrow_exception(e);
-  } catch (const mpcf::Error& err) {
-    set_last_error(where, err.what());
-    return status_of(err.kind());
-  } catch (const std::bad_alloc&) {
-    set_last_error(where, "out of host memory");
-    return MPCF_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& err) {
-    set_last_error(where, err.what());
-    return MPCF_ERROR_INTERNAL;
-  } catch (...) {
-    set_last_error(where, "unknown internal error");
-    return MPCF_ERROR_INTERNAL;
-  }
-}
-
-// The single exception boundary of the C API.
-template <typename Fn>
-mpcf_status api_entry(const char* where, Fn&& fn) noexcept {
-  try {
-    fn();
-    return MPCF_OK;
-  } catch (...) {
-    return record_exception(where, std::current_exception());
-  }
-}
-
-// The integer value of an enum received from C. C callers may pass any int;
-// in C++ a load of an enum object outside its range is undefined, so the
-// value is copied out bytewise and only compared as an int.
-template <typename E>
-int raw_enum(const E& e) {
-  static_assert(sizeof(E) == sizeof(int));
-  int r;
-  std::memcpy(&r, &e, sizeof r);
-  return r;
-}
-
-template <typename P>
-void require(const P* ptr, const char* name) {
-  if (ptr == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
-}
-
-void check_dtype(const mpcf_dtype& dtype) {
-  const int d = raw_enum(dtype);
-  if (d != MPCF_FLOAT32 && d != MPCF_FLOAT64) {
-    throw InvalidArgument("dtype " + std::to_string(d) +
-                          " is neither MPCF_FLOAT32 (1) nor MPCF_FLOAT64 (2)");
-  }
-}
-
-OperationSpec distance_spec(double p) {
-  if (std::isnan(p) || p < 1.0) {
-    std::ostringstream os;
-    os << "p = " << p << " is not a valid exponent; p must be >= 1 (or INFINITY)";
-    throw InvalidArgument(os.str());
-  }
-  return OperationSpec::distance(p);
-}
+using namespace mpcf::capi;
 
 SymmetricLayout symmetric_layout(const mpcf_layout& layout, bool kernel) {
   switch (raw_enum(layout)) {
@@ -134,33 +47,6 @@ SymmetricLayout symmetric_layout(const mpcf_layout& layout, bool kernel) {
   }
   throw InvalidArgument("layout " + std::to_string(raw_enum(layout)) +
                         " is not an mpcf_layout value");
-}
-
-void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* out) {
-  if (capacity < needed) {
-    throw BufferTooSmall("the output buffer holds " + std::to_string(capacity) +
-                         " elements but the result needs " + std::to_string(needed));
-  }
-  if (needed > 0 && out == nullptr) throw InvalidArgument("argument 'out' is NULL");
-}
-
-void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y) {
-  if (x->dtype != y->dtype) {
-    throw DtypeMismatch(std::string("X has dtype ") +
-                        (x->dtype == MPCF_FLOAT32 ? "float32" : "float64") + " but Y has dtype " +
-                        (y->dtype == MPCF_FLOAT32 ? "float32" : "float64") +
-                        "; both collections must share one dtype");
-  }
-}
-
-const mpcf_options& options_or_default(const mpcf_options* options) {
-  static const mpcf_options defaults{};
-  return options ? *options : defaults;
-}
-
-template <typename T>
-mpcf::Window<T> window_of(const mpcf_options& o) {
-  return {static_cast<T>(o.window_a), static_cast<T>(o.window_b)};
 }
 
 mpcf::CpuExecutionConfig cpu_config(const mpcf_options& o) {
@@ -290,20 +176,6 @@ std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, c
   return std::make_unique<mpcf::Task>(std::move(work));
 }
 
-// Starts a task in the background and hands it to the caller.
-void start_task(std::unique_ptr<mpcf::Task> t, mpcf_task** out) {
-  auto handle = std::make_unique<mpcf_task>();
-  handle->task = std::move(t);
-  handle->task->start();
-  *out = handle.release();
-}
-
-// Runs a task on the calling thread and rethrows its failure.
-void run_task(std::unique_ptr<mpcf::Task> t) {
-  t->run_here();
-  if (auto e = t->error()) std::rethrow_exception(e);
-}
-
 // One pair, on the calling thread.
 template <typename T>
 double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
@@ -315,14 +187,6 @@ double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::
         dx.data_of(i), static_cast<std::uint32_t>(dx.size_of(i)), dy.data_of(j),
         static_cast<std::uint32_t>(dy.size_of(j)), window_of<T>(o), op));
   });
-}
-
-void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name) {
-  if (index >= c->count()) {
-    throw InvalidArgument(std::string("index ") + name + " = " + std::to_string(index) +
-                          " is out of range for a collection of " + std::to_string(c->count()) +
-                          " functions");
-  }
 }
 
 // The checks and dtype dispatch of the single-pair entry points; makeSpec
@@ -428,7 +292,7 @@ int mpcf_has_cuda(void) { return mpcf::cuda::compiled_with_cuda() ? 1 : 0; }
 
 int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
 
-const char* mpcf_last_error_message(void) { return t_last_error.c_str(); }
+const char* mpcf_last_error_message(void) { return mpcf::capi::last_error().c_str(); }
 
 const char* mpcf_status_name(mpcf_status status) {
   switch (raw_enum(status)) {

@@ -1,0 +1,129 @@
+#include "api_support.hpp"
+
+#include <cmath>
+#include <new>
+#include <sstream>
+
+namespace mpcf::capi {
+
+namespace {
+thread_local std::string t_last_error;
+
+mpcf_status status_of(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::InvalidArgument: return MPCF_ERROR_INVALID_ARGUMENT;
+    case ErrorKind::InvalidPcf: return MPCF_ERROR_INVALID_PCF;
+    case ErrorKind::BufferTooSmall: return MPCF_ERROR_BUFFER_TOO_SMALL;
+    case ErrorKind::DtypeMismatch: return MPCF_ERROR_DTYPE_MISMATCH;
+    case ErrorKind::OutOfMemory: return MPCF_ERROR_OUT_OF_MEMORY;
+    case ErrorKind::CudaUnavailable: return MPCF_ERROR_CUDA_UNAVAILABLE;
+    case ErrorKind::Cuda: return MPCF_ERROR_CUDA;
+    case ErrorKind::Cancelled: return MPCF_ERROR_CANCELLED;
+    case ErrorKind::Internal: return MPCF_ERROR_INTERNAL;
+  }
+  return MPCF_ERROR_INTERNAL;
+}
+}  // namespace
+
+void set_last_error(const char* where, const char* what) noexcept {
+  try {
+    t_last_error.assign(where);
+    t_last_error.append(": ");
+    t_last_error.append(what);
+  } catch (...) {
+    // Out of memory while recording the message: keep whatever is there.
+  }
+}
+
+const std::string& last_error() noexcept { return t_last_error; }
+
+mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& err) {
+    set_last_error(where, err.what());
+    return status_of(err.kind());
+  } catch (const std::bad_alloc&) {
+    set_last_error(where, "out of host memory");
+    return MPCF_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& err) {
+    set_last_error(where, err.what());
+    return MPCF_ERROR_INTERNAL;
+  } catch (...) {
+    set_last_error(where, "unknown internal error");
+    return MPCF_ERROR_INTERNAL;
+  }
+}
+
+void check_dtype(const mpcf_dtype& dtype) {
+  const int d = raw_enum(dtype);
+  if (d != MPCF_FLOAT32 && d != MPCF_FLOAT64) {
+    throw InvalidArgument("dtype " + std::to_string(d) +
+                          " is neither MPCF_FLOAT32 (1) nor MPCF_FLOAT64 (2)");
+  }
+}
+
+const char* dtype_name(mpcf_dtype dtype) noexcept {
+  return dtype == MPCF_FLOAT32 ? "float32" : "float64";
+}
+
+OperationSpec distance_spec(double p) {
+  if (std::isnan(p) || p < 1.0) {
+    std::ostringstream os;
+    os << "p = " << p << " is not a valid exponent; p must be >= 1 (or INFINITY)";
+    throw InvalidArgument(os.str());
+  }
+  return OperationSpec::distance(p);
+}
+
+void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* out,
+                    const char* name) {
+  if (capacity < needed) {
+    throw BufferTooSmall(std::string("the output buffer '") + name + "' holds " +
+                         std::to_string(capacity) + " elements but the result needs " +
+                         std::to_string(needed));
+  }
+  if (needed > 0 && out == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
+}
+
+void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y) {
+  if (x->dtype != y->dtype) {
+    throw DtypeMismatch(std::string("X has dtype ") + dtype_name(x->dtype) + " but Y has dtype " +
+                        dtype_name(y->dtype) + "; both collections must share one dtype");
+  }
+}
+
+void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name) {
+  if (index >= c->count()) {
+    throw InvalidArgument(std::string("index ") + name + " = " + std::to_string(index) +
+                          " is out of range for a collection of " + std::to_string(c->count()) +
+                          " functions");
+  }
+}
+
+const mpcf_options& options_or_default(const mpcf_options* options) {
+  static const mpcf_options defaults{};
+  return options ? *options : defaults;
+}
+
+void throw_empty_window(double a, double b, const char* dtype) {
+  std::ostringstream os;
+  os.precision(17);
+  os << "window [" << a << ", " << b << ") is empty in " << dtype
+     << " (its ends round to the same value, or overflow); widen it or use float64 data";
+  throw InvalidArgument(os.str());
+}
+
+void start_task(std::unique_ptr<Task> t, mpcf_task** out) {
+  auto handle = std::make_unique<mpcf_task>();
+  handle->task = std::move(t);
+  handle->task->start();
+  *out = handle.release();
+}
+
+void run_task(std::unique_ptr<Task> t) {
+  t->run_here();
+  if (auto e = t->error()) std::rethrow_exception(e);
+}
+
+}  // namespace mpcf::capi

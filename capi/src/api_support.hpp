@@ -1,0 +1,87 @@
+// What every C API entry point shares: the one noexcept exception boundary
+// (api_entry), the thread-local error message, and the argument checks that
+// run before anything is written. Internal to libmpcf (capi/src only).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "handles.hpp"
+#include "mpcf/core/errors.hpp"
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/task.hpp"
+#include "mpcf/core/walk.hpp"
+#include "mpcf/mpcf.h"
+
+namespace mpcf::capi {
+
+// Records "where: what" as this thread's last error message.
+void set_last_error(const char* where, const char* what) noexcept;
+const std::string& last_error() noexcept;
+
+// Maps an exception to a status and records its message.
+mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept;
+
+// The single exception boundary of the C API.
+template <typename Fn>
+mpcf_status api_entry(const char* where, Fn&& fn) noexcept {
+  try {
+    fn();
+    return MPCF_OK;
+  } catch (...) {
+    return record_exception(where, std::current_exception());
+  }
+}
+
+// The integer value of an enum received from C. C callers may pass any int;
+// in C++ a load of an enum object outside its range is undefined, so the
+// value is copied out bytewise and only compared as an int.
+template <typename E>
+int raw_enum(const E& e) {
+  static_assert(sizeof(E) == sizeof(int));
+  int r;
+  std::memcpy(&r, &e, sizeof r);
+  return r;
+}
+
+template <typename P>
+void require(const P* ptr, const char* name) {
+  if (ptr == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
+}
+
+void check_dtype(const mpcf_dtype& dtype);
+const char* dtype_name(mpcf_dtype dtype) noexcept;
+
+// p >= 1 or +inf (NaN and p < 1 rejected).
+OperationSpec distance_spec(double p);
+
+// capacity >= needed, and out non-NULL when anything is to be written.
+void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* out,
+                    const char* name = "out");
+
+void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y);
+
+// index < count(c), else InvalidArgument naming the argument.
+void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name);
+
+const mpcf_options& options_or_default(const mpcf_options* options);
+
+// The options' window [a, b) in the dtype T. Throws InvalidArgument when it
+// is empty once rounded to T (e.g. [1, 1 + 1e-12) in float32).
+[[noreturn]] void throw_empty_window(double a, double b, const char* dtype);
+template <typename T>
+Window<T> window_of(const mpcf_options& o) {
+  const Window<T> w{static_cast<T>(o.window_a), static_cast<T>(o.window_b)};
+  if (!(w.a < w.b)) throw_empty_window(o.window_a, o.window_b, sizeof(T) == 4 ? "float32" : "float64");
+  return w;
+}
+
+// Starts a task in the background and hands it to the caller.
+void start_task(std::unique_ptr<Task> t, mpcf_task** out);
+// Runs a task on the calling thread and rethrows its failure.
+void run_task(std::unique_ptr<Task> t);
+
+}  // namespace mpcf::capi
