@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of the fuzz targets (and the reproducers
+of known defects) into tests/fuzz/corpus/.
+
+    python3 tests/fuzz/make_corpus.py [CORPUS_DIR]
+
+fuzz_capi inputs are little programs in the byte format that
+tests/fuzz/fuzz_capi.c decodes (documented in tests/fuzz/README.md); the
+helpers below encode it, so a reproducer can be written as readable Python:
+
+    seed("pdist-l1", create(0, [[(0, 3), (1, 0)], [(0, 1), (2, 0)]]) + pdist(0, p=1))
+
+fuzz_csv inputs are CSV files. Files written here start with "seed-" or sit
+in regressions/; running the script again rewrites them (and nothing else).
+"""
+import math
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---------------------------------------------------------------- opcodes
+OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
+OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
+
+FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+
+# value codes 128 + k of fuzz_capi.c's special_value()
+SPECIAL = {"nan": 26, "inf": 27, "-inf": 28}
+RAW_F64 = 29
+
+
+def val(x):
+    """A value code: quarters in [-16, 16) directly, NaN/inf by name,
+    anything else as the raw bytes of a double."""
+    if isinstance(x, float) and math.isnan(x):
+        return bytes([128 + SPECIAL["nan"]])
+    if x == math.inf:
+        return bytes([128 + SPECIAL["inf"]])
+    if x == -math.inf:
+        return bytes([128 + SPECIAL["-inf"]])
+    if -16 <= x < 16 and float(x * 4).is_integer() and not (x == 0 and math.copysign(1, x) < 0):
+        return bytes([int(x * 4) + 64])
+    return bytes([128 + RAW_F64]) + struct.pack("<d", x)
+
+
+GAP_ABSOLUTE = 232  # the next time is a value code, not a gap
+
+
+def create(slot, fns, dtype="f64", interleaved=False, null=None, bad_offsets=None,
+           bad_data=None, raw_dtype=None):
+    """CREATE: fns is a list of functions, each a list of (t, v). Every time
+    is encoded exactly (as an absolute time). null: 0 offsets, 1 times,
+    2 values, 3 out, 4 times and values. bad_offsets: (kind, arg) with kind
+    0 offsets[0] = 1 + arg % 3, 1 swap offsets[i], offsets[i+1] with
+    i = 1 + arg % (n - 1), 2 function arg % n gets m = 0. bad_data: (kind,
+    breakpoint) with kind 0 t = NaN, 1 t = inf, 2 v = NaN, 3 v = -inf,
+    4 t = previous t, 5 swap with the previous t."""
+    n = len(fns)
+    assert n <= 8 and all(1 <= len(f) <= 16 for f in fns)
+    if raw_dtype is not None:
+        dcode = 0x80 | raw_dtype
+    else:
+        dcode = 1 if dtype == "f32" else 0
+    flags = (1 if interleaved else 0) | (2 if null is not None else 0) | \
+            (4 if bad_offsets is not None else 0) | (8 if bad_data is not None else 0)
+    out = bytes([OP_CREATE, slot, dcode, n, flags])
+    if null is not None:
+        out += bytes([null])
+    if bad_offsets is not None:
+        out += bytes(bad_offsets)
+    if bad_data is not None:
+        out += bytes(bad_data)
+    out += bytes([len(f) - 1 for f in fns])
+    emptied = bad_offsets[1] % n if bad_offsets is not None and bad_offsets[0] == 2 and n else None
+    for i, f in enumerate(fns):
+        if i == emptied:
+            continue
+        out += val(f[0][0])
+        for t, _ in f[1:]:
+            out += bytes([GAP_ABSOLUTE]) + val(t)
+        for _, v in f:
+            out += val(v)
+    return out
+
+
+def reshape(slot, dims, null_shape=False):
+    """RESHAPE with explicit dimensions (each 0..8, or 'max' = UINT64_MAX,
+    '2^32', '2^63')."""
+    codes = []
+    for d in dims:
+        if d == "max":
+            codes.append(240)
+        elif d == "2^32":
+            codes.append(241)
+        elif d == "2^63":
+            codes.append(242)
+        else:
+            assert 0 <= d <= 8
+            codes.append(d)
+    return bytes([OP_RESHAPE, slot, len(dims), 255 if null_shape else 128] + codes)
+
+
+def destroy(slot):
+    return bytes([OP_DESTROY, slot])
+
+
+def options_reset():
+    return bytes([OP_OPTIONS_RESET])
+
+
+BACKEND = {"cpu": 0, "auto": 2, "cuda": 3, "bad": 4}
+THREADS = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, -1: 5, "int_min": 6, 4097: 7, "int_max": 8, 4096: 9}
+WINDOW_NAMED = {-math.inf: 0, math.inf: 1}
+
+
+def window_end(x):
+    if isinstance(x, float) and math.isnan(x):
+        return bytes([8])
+    if x in WINDOW_NAMED:
+        return bytes([WINDOW_NAMED[x]])
+    if x == 1.0 + 1e-12:
+        return bytes([9])
+    return bytes([15]) + struct.pack("<d", x)
+
+
+def hint(h):
+    return bytes([14]) + struct.pack("<Q", h)
+
+
+MEMFRAC = {0.8: 0, 1.0: 1, 0.5: 2, 0.0: 4, -0.5: 5, 1.5: 6, "nan": 7}
+
+
+def options(backend=None, threads=None, window=None, hints=None, memory_fraction=None,
+            cuda_threshold=None, devices=None, null_handle=False):
+    mask = 0
+    args = b""
+    if backend is not None:
+        mask |= 1
+        args += bytes([BACKEND[backend]])
+    if threads is not None:
+        mask |= 2
+        args += bytes([THREADS[threads]])
+    if window is not None:
+        mask |= 4
+        args += window_end(window[0]) + window_end(window[1])
+    if hints is not None:
+        mask |= 8
+        args += b"".join(hint(h) for h in hints)
+    if memory_fraction is not None:
+        mask |= 16
+        args += bytes([MEMFRAC[memory_fraction]])
+    if cuda_threshold is not None:
+        mask |= 32
+        args += bytes([cuda_threshold])
+    if devices is not None:
+        mask |= 64
+        args += bytes([devices])
+    if null_handle:
+        mask |= 128
+    return bytes([OP_OPTIONS, mask]) + args
+
+
+P_NAMED = [(1.0, 0), (2.0, 1), (math.inf, 2), (1.5, 3), (3.0, 4), (0.5, 5), (-math.inf, 8),
+           (0.0, 9), (-1.0, 10), (1e39, 11), (1e300, 12), (40.0, 13), (400.0, 14), (2000.0, 15)]
+
+
+def pcode(p):
+    if isinstance(p, float) and math.isnan(p):
+        return bytes([7])
+    for x, c in P_NAMED:
+        if p == x:
+            return bytes([c])
+    return bytes([20]) + struct.pack("<d", p)
+
+
+LAYOUT = {"dense": 0, "condensed": 1, "packed": 2, "bad": 240}
+CAP = {"exact": 0, "plus1": 1, "plus3": 2, "minus1": 3, "zero": 4, "null": 5, "null0": 6}
+EXEC = {"sync": 0, "wait": 1, "poll": 2, "cancel": 3, "destroy": 4, "null_task": 5}
+SLOT_NULL = 4
+
+
+def _run(cap, mode, polls):
+    out = bytes([CAP[cap], EXEC[mode]])
+    if mode == "poll":
+        out += bytes(polls or [0, 1, 2])
+    return out
+
+
+def pdist(x, p=1.0, layout="condensed", use_options=True, cap="exact", mode="sync", polls=None):
+    return bytes([OP_PDIST, x]) + pcode(p) + bytes([LAYOUT[layout], 0 if use_options else 1]) + \
+        _run(cap, mode, polls)
+
+
+def l2_kernel(x, layout="dense", use_options=True, cap="exact", mode="sync", polls=None):
+    return bytes([OP_L2_KERNEL, x, LAYOUT[layout], 0 if use_options else 1]) + _run(cap, mode, polls)
+
+
+def cdist(x, y, metric="distance", p=1.0, use_options=True, cap="exact", mode="sync", polls=None):
+    m = {"distance": 0, "kernel": 1, "bad": 241}[metric]
+    return bytes([OP_CDIST, x, y, m]) + pcode(p) + bytes([0 if use_options else 1]) + \
+        _run(cap, mode, polls)
+
+
+def pair(x, i, y, j, p=1.0, use_options=True, null_out=False, kernel=False):
+    flags = (0 if use_options else 1) | (2 if null_out else 0) | (4 if kernel else 0)
+    return bytes([OP_PAIR, x, i, y, j]) + pcode(p) + bytes([flags])
+
+
+def lp_norm(x, p=1.0, use_options=True, cap="exact"):
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "null": 3, "null0": 4}[cap]
+    return bytes([OP_LP_NORM, x]) + pcode(p) + bytes([0 if use_options else 1, c])
+
+
+def queries(x, y, layout="dense", status=0, null_out=False):
+    return bytes([OP_QUERIES, x, y, LAYOUT[layout], status & 0xFF, 1 if null_out else 0])
+
+
+# ---------------------------------------------------------------- data
+README_F = [(0, 3), (1, 0)]
+README_G = [(0, 1), (2, 0)]
+README = [README_F, README_G]
+
+
+def betti(seed, m):
+    """A Betti-curve-like function: t_0 = 0, growing times, last value 0."""
+    x = seed
+    pts, t = [], 0.0
+    for k in range(m):
+        x = (x * 1103515245 + 12345) % (1 << 31)
+        v = 0 if k == m - 1 else (x >> 8) % 13
+        pts.append((t, v))
+        t += 0.25 * (1 + (x >> 4) % 7)
+    return pts
+
+
+MIXED = [betti(s, m) for s, m in [(1, 16), (2, 5), (3, 1), (4, 9), (5, 16), (6, 2), (7, 12), (8, 3)]]
+
+
+def capi_seeds():
+    s = {}
+    # The README example, every operation, every layout, both dtypes.
+    for dt in ("f64", "f32"):
+        c = create(0, README, dtype=dt)
+        for lay in ("condensed", "dense", "packed"):
+            for p in (1.0, 2.0, math.inf, 1.5):
+                s[f"readme-{dt}-pdist-{lay}-p{p}"] = c + pdist(0, p=p, layout=lay)
+        s[f"readme-{dt}-kernel-dense"] = c + l2_kernel(0, "dense")
+        s[f"readme-{dt}-kernel-packed"] = c + l2_kernel(0, "packed")
+        s[f"readme-{dt}-cdist"] = c + create(1, [README_G, README_F, [(0.5, 2)]], dtype=dt) + \
+            cdist(0, 1) + cdist(0, 1, "kernel") + cdist(1, 0, p=3.0)
+        s[f"readme-{dt}-pairs-norms"] = c + pair(0, 0, 0, 1) + pair(0, 1, 0, 1, p=2.0) + \
+            pair(0, 0, 0, 1, kernel=True) + lp_norm(0, 1.0) + lp_norm(0, math.inf) + lp_norm(0, 2.0)
+    # Tasks: every way of running one.
+    c = create(0, MIXED)
+    for mode in ("wait", "poll", "cancel", "destroy", "null_task"):
+        s[f"task-{mode}"] = c + options(threads=2) + pdist(0, p=2.0, layout="dense", mode=mode) + \
+            l2_kernel(0, "packed", mode=mode) + cdist(0, 0, mode=mode)
+    s["task-cancel-blocks"] = c + options(threads=4, hints=[0, 1, 1]) + \
+        pdist(0, mode="cancel") + cdist(0, 0, "kernel", mode="cancel")
+    # Threads, blocks and windows.
+    for th in (1, 2, 3, 4, 0):
+        s[f"threads-{th}"] = c + options(threads=th, hints=[3, 1, 4]) + pdist(0, layout="packed") + \
+            cdist(0, 0, p=2.0)
+    s["blocks-tiny"] = c + options(hints=[0, 0, 1]) + pdist(0, layout="dense") + l2_kernel(0)
+    s["blocks-split"] = c + options(hints=[7, 2, 16]) + pdist(0, p=1.5) + cdist(0, 0, "kernel")
+    s["blocks-min-side-huge"] = c + options(hints=[0, 1 << 62, 0]) + pdist(0)
+    s["window-finite"] = c + options(window=(0.5, 3.0)) + pdist(0, p=2.0) + l2_kernel(0) + \
+        lp_norm(0, math.inf) + pair(0, 2, 0, 2)
+    s["window-half-lines"] = c + options(window=(-math.inf, 2.0)) + pdist(0) + \
+        options(window=(1.0, math.inf)) + cdist(0, 0, "kernel")
+    s["window-bad"] = options(window=(2.0, 1.0)) + options(window=(float("nan"), 1.0)) + \
+        options(window=(1.0, 1.0)) + c + pdist(0)
+    # Issue 15 F (fixed): a window that rounds to empty in float32 is an error.
+    s["window-empty-in-f32"] = create(0, README, dtype="f32") + options(window=(1.0, 1.0 + 1e-12)) + \
+        pdist(0) + pair(0, 0, 0, 1) + lp_norm(0) + create(1, README) + pdist(1)
+    # Whole line: non-vanishing differences give +inf.
+    s["whole-line-inf"] = create(0, [[(0, 1)], [(0, 2)], [(1, -1), (2, 1)]]) + pdist(0, layout="dense") + \
+        l2_kernel(0) + pdist(0, p=math.inf)
+    # Duplicates: d(f, f) = 0 inside a matrix.
+    s["duplicates"] = create(0, [MIXED[0], MIXED[0], MIXED[3], MIXED[3]]) + pdist(0, p=2.0) + \
+        pdist(0, p=7.5, layout="dense")
+    # Errors of every kind.
+    s["create-errors"] = b"".join([
+        create(0, [[(0, 1), (1, float("nan"))]]),
+        create(0, [[(0, 1), (math.inf, 0)]]),
+        create(0, [[(0, 1), (1, 0), (0.5, 2)]]),
+        create(0, [[(0, 1), (1, 0), (1, 2)]]),
+        create(0, README, bad_offsets=(0, 0)),
+        create(0, README, bad_offsets=(2, 1)),
+        create(0, README, null=0), create(0, README, null=1), create(0, README, null=2),
+        create(0, README, null=3), create(0, README, interleaved=True, null=1),
+        create(0, README, raw_dtype=3), create(0, README, raw_dtype=0),
+        create(0, README, bad_data=(0, 1)), create(0, README, bad_data=(5, 3)),
+        create(0, [[(0, 3), (1e-300, 1)]], dtype="f32"),
+        create(0, [[(0, 1e39)]], dtype="f32"),
+    ])
+    s["create-empty-collection"] = create(0, []) + pdist(0) + l2_kernel(0) + cdist(0, 0) + lp_norm(0) + \
+        reshape(0, [0]) + reshape(0, [2, 0, 3]) + queries(0, 0)
+    s["create-interleaved"] = create(0, MIXED, interleaved=True) + create(1, MIXED, dtype="f32", interleaved=True) + \
+        pdist(0) + pdist(1) + cdist(0, 1)
+    s["call-errors"] = c + create(1, README, dtype="f32") + b"".join([
+        pdist(0, p=0.5), pdist(0, p=float("nan")), pdist(0, layout="bad"),
+        pdist(0, cap="minus1"), pdist(0, cap="zero"), pdist(0, cap="null"), pdist(0, cap="plus3"),
+        l2_kernel(0, "condensed"), l2_kernel(0, "bad"), cdist(0, 1), cdist(0, 0, "bad"),
+        cdist(0, SLOT_NULL), pdist(SLOT_NULL), pair(0, 8, 0, 0), pair(0, 0, 1, 0),
+        pair(0, 0, 0, 0, null_out=True), pair(0, 0, 0, 1, p=0.999999), lp_norm(0, cap="minus1"),
+        lp_norm(0, cap="null"), lp_norm(0, p=-1.0), pdist(0, mode="null_task"),
+    ])
+    s["options-errors"] = options(backend="bad", threads=-1, memory_fraction=0.0) + \
+        options(threads="int_max", memory_fraction=1.5) + options(threads=4097, cuda_threshold=2) + \
+        options(memory_fraction="nan", devices=0x81) + options(backend="cpu", null_handle=True) + \
+        options(devices=2) + options_reset() + create(0, README) + pdist(0)
+    s["cuda-backend"] = create(0, README) + options(backend="cuda") + pdist(0) + l2_kernel(0, mode="wait") + \
+        cdist(0, 0) + pair(0, 0, 0, 1) + lp_norm(0) + options(backend="auto") + pdist(0)
+    s["reshape"] = c + reshape(0, [2, 4]) + reshape(0, [2, 2, 2]) + reshape(0, [3, 3]) + \
+        reshape(0, ["max", "max"]) + reshape(0, []) + reshape(0, [8], null_shape=True) + \
+        reshape(0, [1] * 32) + reshape(0, [1] * 33) + cdist(0, 0) + queries(0, 0)
+    s["queries"] = c + create(1, README, dtype="f32") + queries(0, 1, "dense", 3) + \
+        queries(0, 1, "condensed", -1, True) + queries(1, SLOT_NULL, "bad", 11) + queries(SLOT_NULL, 0, "packed", 99)
+    s["destroy-reuse"] = c + destroy(0) + pdist(0) + create(0, README) + create(0, MIXED) + pdist(0) + destroy(0)
+    # Moderate data on a finite window: every result finite.
+    s["moderate-finite-window"] = create(0, [[(-1e6, 1e6), (1e6 - 1, -1e6)], [(0, 0.5)]]) + \
+        options(window=(-1e6, 1e6)) + pdist(0, p=2.0) + pdist(0, p=3.0) + l2_kernel(0) + lp_norm(0, 1.5)
+    # Large values: inf where the exact value is not representable.
+    s["large-values"] = create(0, [[(0, 1e300), (1e300, 0)], [(0, -1e300), (1, 0)]]) + pdist(0) + \
+        pdist(0, p=math.inf) + l2_kernel(0)
+    s["tiny-values"] = create(0, [[(0, 1e-300), (1, 0)], [(0, 4.9406564584124654e-324), (1e-300, 0)]]) + \
+        pdist(0) + pdist(0, p=math.inf) + l2_kernel(0) + lp_norm(0)
+    return {"seed-" + k: v for k, v in s.items()}
+
+
+def capi_regressions():
+    """Reproducers of the defects of issue 15 that are not fixed yet. Each
+    fails the strict replay until its fix lands."""
+    r = {}
+    ten = [[(0, 10), (1, 0)], [(0, 0)]]
+    # A: float32 with finite p > FLT_MAX gives 1 (exact: 10; d(f, f): 0).
+    r["A-f32-p1e39-pdist"] = create(0, ten, dtype="f32") + pdist(0, p=1e39)
+    r["A-f32-p1e39-self-distance"] = create(0, ten, dtype="f32") + pair(0, 0, 0, 0, p=1e39)
+    # B: these block hints make pdist loop for ever.
+    r["B-block-hints-uint64-max"] = create(0, README) + options(hints=[0, 0, (1 << 64) - 1]) + pdist(0)
+    r["B-block-hints-uint64-max-minus-1"] = create(0, README) + options(hints=[0, 0, (1 << 64) - 2]) + pdist(0)
+    # C: offsets not monotone get INVALID_ARGUMENT, the header says INVALID_PCF.
+    r["C-offsets-not-monotone"] = create(0, [[(0, 1)], [(0, 2), (1, 0)], [(0, 3)]], bad_offsets=(1, 0))
+    # D: Lp overflows / underflows although the exact value is representable.
+    r["D-f64-p400-overflow"] = create(0, ten) + pdist(0, p=400.0)
+    r["D-f32-p40-overflow"] = create(0, ten, dtype="f32") + pdist(0, p=40.0)
+    r["D-f64-p2000-underflow"] = create(0, [[(0, 0.5), (1, 0)], [(0, 0)]]) + pdist(0, p=2000.0)
+    # E: a float32 L2 inner product of finite data is NaN (exact: 0).
+    e = [[(0, 1e30), (1, 1e30), (2, 0)], [(0, 1e30), (1, -1e30), (2, 0)]]
+    r["E-f32-kernel-nan"] = create(0, e, dtype="f32") + pair(0, 0, 0, 1, kernel=True) + l2_kernel(0)
+    # R (found by fuzz_capi): the product of (2^64-1, 2^64-1, 0) is 0, the
+    # count of an empty collection, but reshape refuses it as too many.
+    r["R-reshape-zero-product-overflow"] = create(0, []) + reshape(0, ["max", "max", 0])
+    # U (found by fuzz_capi): <f, f> for f = FLT_MIN from t = 1 on is +inf
+    # exactly (a non-zero integrand on an unbounded piece); FLT_MIN^2
+    # underflows to 0 in float32 and the result is 0. float64: 1e-200.
+    flt_min = struct.unpack("<f", b"\x00\x00\x80\x00")[0]
+    r["U-f32-kernel-underflow-unbounded"] = create(0, [[(1, flt_min)]], dtype="f32") + \
+        pair(0, 0, 0, 0, kernel=True) + l2_kernel(0)
+    r["U-f64-kernel-underflow-unbounded"] = create(0, [[(0, 1e-200)], [(0, 3e-200), (1, 1e-300)]]) + \
+        l2_kernel(0, "packed")
+    # W (found while writing fuzz_capi): a finite piece wider than the
+    # dtype's largest value gets width inf. Exact values: <f, f> = 6e18,
+    # d(f, g) = 6e28 (float32), 3.4e298 (float64).
+    wide32 = [(-3e38, 1e-10), (3e38, 0)]
+    r["W-f32-kernel-width-overflow"] = create(0, [wide32], dtype="f32") + l2_kernel(0)
+    r["W-f32-l1-width-overflow"] = create(0, [wide32, [(-3e38, 0)]], dtype="f32") + pdist(0)
+    r["W-f64-l1-width-overflow"] = create(0, [[(-1.7e308, 1e-10), (1.7e308, 0)], [(-1.7e308, 0)]]) + pdist(0)
+    return r
+
+
+# ---------------------------------------------------------------- csv
+def csv_seeds():
+    s = {
+        "readme": "id,t,v\nsample_a,0,3\nsample_a,1.5,0\nsample_b,0,1\n",
+        "no-header": "a,0,3\na,1,0\nb,0,1\nb,2,0\n",
+        "crlf-bom-comments": "\ufeffid,t,v\r\n# comment\r\n\r\na,0,1\r\n  # indented comment\r\na,1,0\r\n",
+        "quoted-ids": '"a,b",0,1\n"a,b",1,0\n"say ""hi""",0,2\n" spaced ",0,3\n"#not a comment",0,4\n',
+        "blanks-around-fields": "  a  ,  0  ,  1  \n\ta\t,\t1\t,\t0\t\n",
+        "numbers": "a,0,1e-3\na,0x1p-2,-2.5\na,1e10,+4\na,1.7976931348623157e308,-0\nb,-1e308,4.9e-324\n",
+        "float32-edges": "a,0,3.4028234e38\na,1.0000001,1e-45\na,1.0000002,-3.4028234e38\n",
+        "float32-equal-times": "a,1,0\na,1.00000001,1\n",
+        "no-final-newline": "a,0,1\na,1,0",
+        "header-only": "id,t,v\n",
+        "empty": "",
+        "comments-only": "# x\n\n   \n#y\n",
+        "bad-field-count": "a,0,1\na,1\n",
+        "bad-number": "a,0,1\na,1x,0\n",
+        "empty-number": "a,,1\n",
+        "nan": "a,0,nan\n",
+        "inf-time": "a,inf,1\n",
+        "out-of-range": "a,0,1e400\n",
+        "repeated-time": "a,0,1\na,0,2\n",
+        "decreasing-time": "a,1,1\na,0.5,2\n",
+        "split-id": "a,0,1\nb,0,1\na,1,0\n",
+        "empty-id": ",0,1\n",
+        "unclosed-quote": '"a,0,1\n',
+        "text-after-quote": '"a"x,0,1\n',
+        "nul-byte": "a,0,1\na,1\x00,0\n",
+        "header-then-bad": "time,t,v\nx,y,z\n",
+        "many-ids": "".join(f"id{k},{t},{(k * 7 + t) % 5}\n" for k in range(12) for t in range(3)),
+        "long-id": "x" * 100 + ",0,1\n" + "x" * 100 + ",1,0\n",
+        "trailing-blank-line": "a,0,1\n\n",
+    }
+    return {"seed-" + k: v.encode("utf-8") for k, v in s.items()}
+
+
+def write(dirname, files):
+    os.makedirs(dirname, exist_ok=True)
+    for name, data in sorted(files.items()):
+        with open(os.path.join(dirname, name), "wb") as f:
+            f.write(data)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
+    write(os.path.join(root, "capi"), capi_seeds())
+    write(os.path.join(root, "capi", "regressions"), capi_regressions())
+    write(os.path.join(root, "csv"), csv_seeds())
+    print(f"wrote {len(capi_seeds())} + {len(capi_regressions())} capi and {len(csv_seeds())} csv inputs "
+          f"under {root}")
+
+
+if __name__ == "__main__":
+    main()
