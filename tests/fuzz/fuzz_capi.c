@@ -1,0 +1,1651 @@
+/* fuzz_capi: the C API of libmpcf, driven by fuzz input, checked against the
+ * promises of mpcf.h.
+ *
+ * An input is a little program: a sequence of operations, each an opcode
+ * byte followed by its arguments (the format is in tests/fuzz/README.md, and
+ * tests/fuzz/make_corpus.py writes it). The program works on four collection
+ * slots and one options handle, and every call it makes is checked:
+ *
+ *  - the status is the one the header documents for the arguments given (a
+ *    model of the header's rules decides which statuses are allowed);
+ *  - a failing call returns a status and a non-empty error message and leaves
+ *    every output untouched (buffers are filled with a canary first);
+ *  - a successful call writes every element it should and nothing beyond;
+ *    every value equals the single-pair value of the same pair bit for bit
+ *    (whatever the layout, thread count or block hints), and that value
+ *    agrees with a long double reference of the integral (d(f, f) = 0 and,
+ *    more generally, a zero integrand giving exactly 0); a distance is never
+ *    NaN or negative; a finite window with moderate data gives a finite value;
+ *  - a task that ends in any status but MPCF_OK leaves NaN in every element
+ *    it was to write; progress never exceeds its total.
+ *
+ * Adding an operation (the reductions: mpcf_knn*, mpcf_kernel_matvec*, the
+ * block stream) is one more opcode in `enum opcode` and one more case in
+ * run_op(). Opcodes and the value tables are part of the corpus format: add
+ * new codes, never renumber old ones. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_support.h"
+#include "mpcf/mpcf.h"
+
+enum {
+  MAX_N = 8,               /* functions per collection */
+  MAX_M = 16,              /* breakpoints per function */
+  MAX_PTS = MAX_N * MAX_M, /* breakpoints per collection */
+  N_SLOTS = 4,             /* collections an input works on */
+  MAX_OPS = 24,            /* operations per input */
+  MAX_NDIM = 34            /* reshape tries ndim up to 34 (valid: 1..32) */
+};
+
+/* ------------------------------------------------------------------ */
+/* Known defects                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Defects the library has today. An input that hits one skips the check the
+ * defect breaks (or, for a hang, the call), so that fuzzing goes on finding
+ * new ones. Strict mode (the regressions replay) ignores this table. When a
+ * fix lands, set its entry to 0: the corpus replay then checks it too. */
+typedef enum known_defect {
+  /* Issue 15 A: float32 with a finite p > FLT_MAX gives 1 for every pair. */
+  KNOWN_A_F32_HUGE_P,
+  /* Issue 15 B: block hints whose elements per block pass 2^63 make
+   * BlockScheduler loop for ever. */
+  KNOWN_B_HUGE_BLOCK_HINTS,
+  /* Issue 15 C: non-monotone offsets give MPCF_ERROR_INVALID_ARGUMENT, the
+   * header says MPCF_ERROR_INVALID_PCF. */
+  KNOWN_C_OFFSETS_STATUS,
+  /* Issue 15 D: Lp with |f - g|^p (or a sum of them) outside the dtype's
+   * range overflows to inf or underflows to 0. */
+  KNOWN_D_LP_RANGE,
+  /* Issue 15 E: L2 inner products whose products or partial sums overflow
+   * give NaN (inf - inf) or inf. */
+  KNOWN_E_KERNEL_RANGE,
+  /* Found by fuzz_capi: reshape of an empty collection to a shape with a 0
+   * and dimensions whose other product overflows (e.g. (2^64-1, 2^64-1, 0))
+   * is refused as "too many elements"; the product is 0, the count. */
+  KNOWN_R_RESHAPE_ZERO_PRODUCT,
+  /* Found by fuzz_capi: an L2 inner product whose integrand on the
+   * unbounded last piece underflows to 0 in the dtype (f = g = FLT_MIN from
+   * some t on, float32) gives a finite value; the exact value is +-inf. */
+  KNOWN_U_KERNEL_UNDERFLOW_UNBOUNDED,
+  /* Found while writing fuzz_capi: a finite piece wider than the dtype's
+   * largest value (float32 [-3e38, 3e38)) gets width inf, so the integral
+   * is inf although its exact value (e.g. 6e28) is representable. */
+  KNOWN_W_WIDTH_OVERFLOW,
+  KNOWN_COUNT
+} known_defect;
+
+static const int KNOWN_ACTIVE[KNOWN_COUNT] = {
+    [KNOWN_A_F32_HUGE_P] = 1,     [KNOWN_B_HUGE_BLOCK_HINTS] = 1, [KNOWN_C_OFFSETS_STATUS] = 1,
+    [KNOWN_D_LP_RANGE] = 1,       [KNOWN_E_KERNEL_RANGE] = 1,     [KNOWN_R_RESHAPE_ZERO_PRODUCT] = 1,
+    [KNOWN_U_KERNEL_UNDERFLOW_UNBOUNDED] = 1, [KNOWN_W_WIDTH_OVERFLOW] = 1,
+};
+
+/* True when the input hits known defect k (cond) and the filter is on. */
+static int known(known_defect k, int cond) { return cond && KNOWN_ACTIVE[k] && !fz_strict(); }
+
+/* The status the header documents for offsets that are not monotone. */
+#define OFFSETS_NOT_MONOTONE_STATUS MPCF_ERROR_INVALID_PCF
+
+/* ------------------------------------------------------------------ */
+/* State                                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct slot {
+  mpcf_pcfs* h; /* NULL: empty slot (operations then pass a NULL handle) */
+  mpcf_dtype dtype;
+  uint64_t n;
+  uint64_t off[MAX_N + 1];
+  double t[MAX_PTS], v[MAX_PTS]; /* the stored values, exact in the dtype */
+  int moderate;                  /* every |t|, |v| <= 1e6 */
+  size_t ndim;
+  uint64_t shape[32];
+} slot;
+
+typedef struct opts_model {
+  mpcf_options* h;
+  int backend;
+  double a, b; /* window */
+  uint64_t split, min_side, max_elements;
+} opts_model;
+
+typedef struct state {
+  slot s[N_SLOTS];
+  opts_model o;
+  int has_devices; /* a CUDA device is present: backend AUTO/CUDA become CPU */
+} state;
+
+#define ST(s) (1u << (unsigned)(s))
+#define ALL_STATUSES 0x7ffu
+
+/* ------------------------------------------------------------------ */
+/* Decoding values                                                      */
+/* ------------------------------------------------------------------ */
+
+/* 128 special values; the table is part of the corpus format. */
+static double special_value(fz_reader* r, unsigned k) {
+  switch (k) {
+    case 0: return 0.0;
+    case 1: return -0.0;
+    case 2: return 1.0;
+    case 3: return -1.0;
+    case 4: return 1e6;
+    case 5: return -1e6;
+    case 6: return 1e-6;
+    case 7: return 0.1;
+    case 8: return 1e30;
+    case 9: return -1e30;
+    case 10: return 1e38;
+    case 11: return -1e38;
+    case 12: return FLT_MAX;
+    case 13: return -FLT_MAX;
+    case 14: return 1e39;
+    case 15: return -1e39;
+    case 16: return 1e300;
+    case 17: return -1e300;
+    case 18: return DBL_MAX;
+    case 19: return -DBL_MAX;
+    case 20: return 4.9406564584124654e-324; /* smallest subnormal double */
+    case 21: return 1.40129846432481707e-45;  /* smallest subnormal float */
+    case 22: return FLT_MIN;
+    case 23: return DBL_MIN;
+    case 24: return 1e-40;
+    case 25: return 1e-300;
+    case 26: return NAN;
+    case 27: return INFINITY;
+    case 28: return -INFINITY;
+    case 29: return fz_raw_f64(r);
+    case 30: return (double)fz_raw_f32(r);
+    case 31: return 1e154;
+    case 32: return 1e19;
+    case 33: return 0.5;
+    case 34: return 2.0;
+    case 35: return 10.0;
+    case 36: return 1e-20;
+    case 37: return 1e20;
+    case 38: return 3e38;
+    case 39: return 1.0 + DBL_EPSILON;
+    case 40: return 1e-10;
+    case 41: return 1e10;
+    case 42: return 65504.0;
+    case 43: return 1e-45;
+    case 44: return 1e15;
+    case 45: return -1e15;
+    case 46: return 1e-3;
+    case 47: return 123456.789;
+    default: return ((double)k - 88.0) * 1000.5; /* 48..127: moderate */
+  }
+}
+
+/* A value: codes 0..127 are the quarters -16 .. 15.75, 128..255 specials. */
+static double value_code(fz_reader* r) {
+  const unsigned c = fz_u8(r);
+  if (c < 128) return ((double)c - 64.0) / 4.0;
+  return special_value(r, c - 128);
+}
+
+/* An exponent p (32 specials, then 1 .. 28.875 in eighths). */
+static double p_code(fz_reader* r) {
+  const unsigned c = fz_u8(r);
+  switch (c) {
+    case 0: return 1.0;
+    case 1: return 2.0;
+    case 2: return INFINITY;
+    case 3: return 1.5;
+    case 4: return 3.0;
+    case 5: return 0.5;
+    case 6: return 0.999999;
+    case 7: return NAN;
+    case 8: return -INFINITY;
+    case 9: return 0.0;
+    case 10: return -1.0;
+    case 11: return 1e39;
+    case 12: return 1e300;
+    case 13: return 40.0;
+    case 14: return 400.0;
+    case 15: return 2000.0;
+    case 16: return 1.0 + DBL_EPSILON;
+    case 17: return 1.0000001;
+    case 18: return DBL_MAX;
+    case 19: return 1e10;
+    case 20: return fz_raw_f64(r);
+    case 21: return 4.0;
+    case 22: return 7.5;
+    case 23: return 100.0;
+    case 24: return 1e38;
+    case 25: return FLT_MAX;
+    case 26: return 1.0000000001;
+    case 27: return -0.0;
+    case 28: return 1e-300;
+    case 29: return 64.0;
+    case 30: return 10.0;
+    case 31: return 2.5;
+    default: return 1.0 + ((double)c - 32.0) / 8.0;
+  }
+}
+
+/* A window end (16 codes). */
+static double window_code(fz_reader* r) {
+  switch (fz_u8(r) % 16) {
+    case 0: return -INFINITY;
+    case 1: return INFINITY;
+    case 2: return 0.0;
+    case 3: return 1.0;
+    case 4: return -1.0;
+    case 5: return 10.0;
+    case 6: return 1e6;
+    case 7: return -1e6;
+    case 8: return NAN;
+    case 9: return 1.0 + 1e-12;
+    case 10: return 1e39;
+    case 11: return -1e39;
+    case 12: return 0.5;
+    case 13: return 2.0;
+    case 14: return value_code(r);
+    default: return fz_raw_f64(r);
+  }
+}
+
+/* A 64-bit size hint (16 codes). */
+static uint64_t hint_code(fz_reader* r) {
+  switch (fz_u8(r) % 16) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return 2;
+    case 3: return 3;
+    case 4: return 4;
+    case 5: return 7;
+    case 6: return 16;
+    case 7: return 64;
+    case 8: return UINT64_C(1) << 20;
+    case 9: return UINT64_C(1) << 32;
+    case 10: return UINT64_C(1) << 62;
+    case 11: return UINT64_MAX;
+    case 12: return UINT64_MAX - 1;
+    case 13: return UINT64_C(0xFFFFFFFE00000001); /* (2^32 - 1)^2 */
+    case 14: return fz_uint(r, 8);
+    default: return 5;
+  }
+}
+
+/* An index into a collection: 0..8 mostly, sometimes far out of range. */
+static uint64_t index_code(fz_reader* r) {
+  const unsigned c = fz_u8(r);
+  if (c < 240) return c % 9;
+  switch (c) {
+    case 240: return UINT64_MAX;
+    case 241: return UINT64_C(1) << 32;
+    case 242: return UINT64_C(1) << 63;
+    default: return fz_uint(r, 8);
+  }
+}
+
+/* The dtype's rounding of a double (overflow to +-inf is IEEE behaviour). */
+static double in_dtype(mpcf_dtype dt, double x) { return dt == MPCF_FLOAT32 ? (double)(float)x : x; }
+
+static double dtype_max(mpcf_dtype dt) { return dt == MPCF_FLOAT32 ? FLT_MAX : DBL_MAX; }
+static double dtype_min_normal(mpcf_dtype dt) { return dt == MPCF_FLOAT32 ? FLT_MIN : DBL_MIN; }
+static double dtype_denorm_min(mpcf_dtype dt) {
+  return dt == MPCF_FLOAT32 ? 1.40129846432481707e-45 : 4.9406564584124654e-324;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks shared by every call                                          */
+/* ------------------------------------------------------------------ */
+
+static const char* status_list(unsigned mask, char* buf, size_t size) {
+  buf[0] = '\0';
+  for (int s = 0; s <= MPCF_RUNNING; ++s) {
+    if (mask & ST(s)) {
+      strncat(buf, mpcf_status_name((mpcf_status)s), size - strlen(buf) - 1);
+      strncat(buf, " ", size - strlen(buf) - 1);
+    }
+  }
+  return buf;
+}
+
+/* The status is one of `allowed`; a failure has a message. */
+static void check_status(const char* call, mpcf_status s, unsigned allowed) {
+  char want[512];
+  FZ_CHECK((int)s >= 0 && (int)s <= MPCF_RUNNING && (allowed & ST(s)), "%s returned %s; allowed: %s(message: %s)",
+           call, mpcf_status_name(s), status_list(allowed, want, sizeof want), mpcf_last_error_message());
+  if (s != MPCF_OK && s != MPCF_RUNNING) {
+    const char* msg = mpcf_last_error_message();
+    FZ_CHECK(msg != NULL, "%s failed with %s and mpcf_last_error_message() is NULL", call, mpcf_status_name(s));
+    FZ_CHECK(msg[0] != '\0', "%s failed with %s and an empty error message", call, mpcf_status_name(s));
+  }
+}
+
+/* What the header's rules say a call may return: at least one of `errors`
+ * must be reported (MPCF_OK is allowed only when there are none), and the
+ * statuses in `also` are acceptable on top (cases the header leaves open). */
+typedef struct expect {
+  unsigned errors;
+  unsigned also;
+} expect;
+
+static unsigned allowed_of(expect e) { return (e.errors ? e.errors : ST(MPCF_OK)) | e.also; }
+
+#define CANARY 0xA5
+
+static void* canary_buffer(size_t bytes) {
+  unsigned char* b = malloc(bytes ? bytes : 1);
+  if (b == NULL) abort();
+  memset(b, CANARY, bytes ? bytes : 1);
+  return b;
+}
+
+static int is_canary(const void* p, size_t bytes) {
+  const unsigned char* b = p;
+  for (size_t k = 0; k < bytes; ++k) {
+    if (b[k] != CANARY) return 0;
+  }
+  return 1;
+}
+
+static double element_of(const void* buf, mpcf_dtype dt, uint64_t k) {
+  if (dt == MPCF_FLOAT32) {
+    float f;
+    memcpy(&f, (const unsigned char*)buf + k * sizeof f, sizeof f);
+    return (double)f;
+  }
+  double d;
+  memcpy(&d, (const unsigned char*)buf + k * sizeof d, sizeof d);
+  return d;
+}
+
+static int same_bits(double a, double b, mpcf_dtype dt) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  if (dt == MPCF_FLOAT32) {
+    const float fa = (float)a, fb = (float)b;
+    return memcmp(&fa, &fb, sizeof fa) == 0;
+  }
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The reference: the integral in long double, from the stored values    */
+/* ------------------------------------------------------------------ */
+
+typedef enum op_kind { OPK_L1, OPK_LP, OPK_LINF, OPK_KERNEL } op_kind;
+
+static op_kind distance_kind(double p) {
+  if (p == 1.0) return OPK_L1;
+  if (p == INFINITY) return OPK_LINF;
+  return OPK_LP;
+}
+
+typedef struct ref_result {
+  long double value;
+  long double abs_sum; /* kernel: sum of |w f g| over the finite pieces */
+  long double abs_tol; /* rounding of products into the subnormal range */
+  int lp_range;        /* Lp: |f - g|^p, w |f - g|^p or their sum leaves the dtype's normal range */
+  int kernel_range;    /* kernel: a product f g or the sum of |w f g| leaves the dtype's range */
+  int kernel_underflow_unbounded; /* kernel: f g is 0 in the dtype on the unbounded piece, not exactly */
+  int width_overflow;  /* the width of a finite piece with a non-zero integrand overflows in the dtype */
+} ref_result;
+
+typedef struct ref_acc {
+  mpcf_dtype dt;
+  op_kind op;
+  long double p;
+  ref_result r;
+  long double sum, max, unbounded; /* unbounded: integrand of an unbounded piece (0: none) */
+  long double lp_w[2 * MAX_M + 2], lp_d[2 * MAX_M + 2];
+  int lp_count;
+} ref_acc;
+
+static void ref_piece(ref_acc* a, double l, double r, double f, double g, double wa, double wb) {
+  const double lo = l > wa ? l : wa;
+  const double hi = r < wb ? r : wb;
+  if (!(hi > lo)) return;
+  const long double w = (long double)hi - (long double)lo;
+  /* The width as the dtype computes it (hi and lo are values of the dtype). */
+  const double w_dtype = a->dt == MPCF_FLOAT32 ? (double)((float)hi - (float)lo) : hi - lo;
+  const int integrand_nonzero = a->op == OPK_KERNEL ? (f != 0 && g != 0) : f != g;
+  if (isinf(w_dtype) && !isinf(w) && integrand_nonzero) a->r.width_overflow = 1;
+  const long double lnmax = logl((long double)dtype_max(a->dt));
+  const long double lnmin = logl((long double)dtype_min_normal(a->dt));
+  if (a->op == OPK_KERNEL) {
+    const long double prod = (long double)f * (long double)g;
+    if (prod == 0) return;
+    if (fabsl(prod) > (long double)dtype_max(a->dt) / 4) a->r.kernel_range = 1;
+    if (isinf(w)) {
+      a->unbounded = prod;
+      const double in_t = a->dt == MPCF_FLOAT32 ? (double)((float)f * (float)g) : f * g;
+      if (in_t == 0) a->r.kernel_underflow_unbounded = 1;
+      return;
+    }
+    a->sum += w * prod;
+    a->r.abs_sum += fabsl(w * prod);
+    a->r.abs_tol += 2 * w * (long double)dtype_denorm_min(a->dt) + (long double)dtype_denorm_min(a->dt);
+    return;
+  }
+  const long double d = fabsl((long double)f - (long double)g);
+  if (d == 0) return;
+  if (a->op == OPK_LINF) {
+    if (d > a->max) a->max = d;
+    return;
+  }
+  if (isinf(w)) {
+    a->unbounded = d;
+  }
+  if (a->op == OPK_L1) {
+    if (!isinf(w)) {
+      a->sum += w * d;
+      a->r.abs_tol += (long double)dtype_denorm_min(a->dt);
+    }
+    return;
+  }
+  /* Lp */
+  const long double lp = a->p * logl(d);
+  if (lp > lnmax - 2 || lp < lnmin + 2) a->r.lp_range = 1;
+  if (!isinf(w) && (logl(w) + lp > lnmax - 2 || logl(w) + lp < lnmin + 2)) a->r.lp_range = 1;
+  if (d > a->max) a->max = d;
+  a->lp_w[a->lp_count] = w;
+  a->lp_d[a->lp_count] = d;
+  ++a->lp_count;
+}
+
+/* The value of op over the window [wa, wb) (in the dtype) for f and g. */
+static ref_result reference(mpcf_dtype dt, op_kind op, double p, const double* ft, const double* fv,
+                            uint64_t nf, const double* gt, const double* gv, uint64_t ng, double wa,
+                            double wb) {
+  ref_acc a;
+  memset(&a, 0, sizeof a);
+  a.dt = dt;
+  a.op = op;
+  a.p = (long double)in_dtype(dt, p);
+  uint64_t i = 0, j = 0;
+  double t = ft[0] < gt[0] ? ft[0] : gt[0];
+  double f = 0, g = 0;
+  for (;;) {
+    if (i >= nf && j >= ng) {
+      ref_piece(&a, t, INFINITY, f, g, wa, wb);
+      break;
+    }
+    const double tf = i < nf ? ft[i] : INFINITY;
+    const double tg = j < ng ? gt[j] : INFINITY;
+    const double tn = tf < tg ? tf : tg;
+    ref_piece(&a, t, tn, f, g, wa, wb);
+    if (tf == tn) f = fv[i++];
+    if (tg == tn) g = gv[j++];
+    t = tn;
+  }
+  ref_result* r = &a.r;
+  switch (op) {
+    case OPK_KERNEL:
+      if (r->abs_sum > (long double)dtype_max(dt) / 4) r->kernel_range = 1;
+      r->value = a.unbounded != 0 ? (a.unbounded > 0 ? INFINITY : -INFINITY) : a.sum;
+      break;
+    case OPK_L1:
+      r->value = a.unbounded != 0 ? INFINITY : a.sum;
+      break;
+    case OPK_LINF:
+      r->value = a.max;
+      break;
+    case OPK_LP: {
+      if (a.unbounded != 0) {
+        r->value = INFINITY;
+        break;
+      }
+      if (a.max == 0) {
+        r->value = 0;
+        break;
+      }
+      long double s = 0;
+      for (int k = 0; k < a.lp_count; ++k) s += a.lp_w[k] * powl(a.lp_d[k] / a.max, a.p);
+      const long double lnsum = a.p * logl(a.max) + logl(s);
+      if (lnsum > logl((long double)dtype_max(dt)) - 2 ||
+          lnsum < logl((long double)dtype_min_normal(dt)) + 2) {
+        r->lp_range = 1;
+      }
+      r->value = a.max * powl(s, 1.0L / a.p);
+      break;
+    }
+  }
+  return *r;
+}
+
+/* Checks one computed value x (in the dtype, widened to double) of op on
+ * (f, g) against the reference. */
+typedef struct pair_ctx {
+  const char* what;
+  mpcf_dtype dt;
+  op_kind op;
+  double p;
+  double wa, wb;  /* window in the dtype */
+  int moderate;   /* both functions moderate */
+} pair_ctx;
+
+static void check_pair_value(const pair_ctx* c, double x, const ref_result* ref) {
+  const int distance = c->op != OPK_KERNEL;
+  const char* what = c->what;
+  const int hit_a = c->op == OPK_LP && c->dt == MPCF_FLOAT32 && isfinite(c->p) && isinf((float)c->p);
+  const int skip_a = known(KNOWN_A_F32_HUGE_P, hit_a);
+  const int skip_d = known(KNOWN_D_LP_RANGE, c->op == OPK_LP && ref->lp_range);
+  const int skip_e = known(KNOWN_E_KERNEL_RANGE, c->op == OPK_KERNEL && ref->kernel_range);
+  const int skip_u = known(KNOWN_U_KERNEL_UNDERFLOW_UNBOUNDED, c->op == OPK_KERNEL && ref->kernel_underflow_unbounded);
+  const int skip_w = known(KNOWN_W_WIDTH_OVERFLOW, ref->width_overflow && c->op != OPK_LINF);
+  if (distance) {
+    FZ_CHECK(!isnan(x), "%s: a distance is NaN (reference %.17Lg)", what, ref->value);
+    FZ_CHECK(!(x < 0), "%s: a distance is negative: %.17g", what, x);
+  } else if (!skip_e) {
+    FZ_CHECK(!isnan(x), "%s: an L2 inner product of finite data is NaN (reference %.17Lg)", what, ref->value);
+  }
+  if (skip_a || skip_d || skip_e || skip_u || skip_w) return;
+  /* The promise for moderate data on a moderate finite window: finite. */
+  if (c->moderate && isfinite(c->wa) && isfinite(c->wb) && fabs(c->wa) <= 1e6 && fabs(c->wb) <= 1e6) {
+    FZ_CHECK(isfinite(x), "%s: %.17g for moderate data (|t|, |v| <= 1e6) on the finite window [%g, %g)",
+             what, x, c->wa, c->wb);
+  }
+  const long double v = ref->value;
+  const long double maxv = (long double)dtype_max(c->dt);
+  const long double tol = c->dt == MPCF_FLOAT32 ? 2e-4L : 1e-10L;
+  if (distance && v == 0) {
+    FZ_CHECK(x == 0, "%s: %.17g, but the integrand is exactly 0 on the whole window (d(f, f) = 0)", what, x);
+    return;
+  }
+  if (isinf(v)) {
+    FZ_CHECK((long double)x == v, "%s: %.17g, expected %Lg (a non-zero integrand on an unbounded piece)",
+             what, x, v);
+    return;
+  }
+  if (fabsl(v) > maxv * (1 - tol)) {
+    /* Not representable (or barely): inf or the largest values are right. */
+    FZ_CHECK((v > 0 ? (long double)x >= maxv * (1 - 2 * tol) : (long double)x <= -maxv * (1 - 2 * tol)),
+             "%s: %.17g, expected about %.17Lg (beyond the dtype's range)", what, x, v);
+    return;
+  }
+  const long double scale = distance ? fabsl(v) : ref->abs_sum;
+  const long double err = fabsl((long double)x - v);
+  FZ_CHECK(err <= tol * scale + ref->abs_tol,
+           "%s: %.17g, expected %.17Lg (error %.3Lg, allowed %.3Lg)", what, x, v, err,
+           tol * scale + ref->abs_tol);
+}
+
+/* ------------------------------------------------------------------ */
+/* Collections                                                          */
+/* ------------------------------------------------------------------ */
+
+static const double* fn_t(const slot* s, uint64_t i) { return s->t + s->off[i]; }
+static const double* fn_v(const slot* s, uint64_t i) { return s->v + s->off[i]; }
+static uint64_t fn_m(const slot* s, uint64_t i) { return s->off[i + 1] - s->off[i]; }
+
+static void check_slot_queries(const slot* s) {
+  uint64_t u = 0;
+  mpcf_dtype dt = (mpcf_dtype)0;
+  size_t nd = 0;
+  uint64_t shape[33];
+  check_status("mpcf_pcfs_count", mpcf_pcfs_count(s->h, &u), ST(MPCF_OK));
+  FZ_CHECK(u == s->n, "mpcf_pcfs_count: %llu, expected %llu", (unsigned long long)u, (unsigned long long)s->n);
+  check_status("mpcf_pcfs_total_breakpoints", mpcf_pcfs_total_breakpoints(s->h, &u), ST(MPCF_OK));
+  FZ_CHECK(u == s->off[s->n], "mpcf_pcfs_total_breakpoints: %llu, expected %llu", (unsigned long long)u,
+           (unsigned long long)s->off[s->n]);
+  check_status("mpcf_pcfs_dtype", mpcf_pcfs_dtype(s->h, &dt), ST(MPCF_OK));
+  FZ_CHECK(dt == s->dtype, "mpcf_pcfs_dtype: %d, expected %d", (int)dt, (int)s->dtype);
+  check_status("mpcf_pcfs_ndim", mpcf_pcfs_ndim(s->h, &nd), ST(MPCF_OK));
+  FZ_CHECK(nd == s->ndim, "mpcf_pcfs_ndim: %zu, expected %zu", nd, s->ndim);
+  memset(shape, CANARY, sizeof shape);
+  check_status("mpcf_pcfs_shape", mpcf_pcfs_shape(s->h, shape, 33), ST(MPCF_OK));
+  FZ_CHECK(memcmp(shape, s->shape, s->ndim * sizeof(uint64_t)) == 0, "mpcf_pcfs_shape: wrong dimensions");
+  FZ_CHECK(is_canary(shape + s->ndim, (33 - s->ndim) * sizeof(uint64_t)),
+           "mpcf_pcfs_shape wrote beyond ndim = %zu", s->ndim);
+}
+
+/* opcode 0: CREATE slot dtype n flags [mutation bytes] functions...
+ * flags: 1 interleaved, 2 a NULL pointer, 4 bad offsets, 8 bad data,
+ * 16 function i repeats function i-1. Each function: m (1..16), then the
+ * first time (value code), then per further breakpoint a gap code, then the
+ * m values (value codes). */
+static void op_create(fz_reader* r, state* st) {
+  slot* s = &st->s[fz_u8(r) % N_SLOTS];
+  const unsigned dcode = fz_u8(r);
+  const int dtype_raw = (dcode & 0x80) ? (int)(dcode & 0x7f) : ((dcode & 1) ? MPCF_FLOAT32 : MPCF_FLOAT64);
+  const int dtype_ok = dtype_raw == MPCF_FLOAT32 || dtype_raw == MPCF_FLOAT64;
+  const mpcf_dtype dt = dtype_raw == MPCF_FLOAT32 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  const uint64_t n = fz_u8(r) % (MAX_N + 1);
+  const unsigned flags = fz_u8(r);
+  const int interleaved = flags & 1;
+  const unsigned null_what = (flags & 2) ? fz_u8(r) % 5 : 99;
+  const unsigned off_kind = (flags & 4) ? fz_u8(r) % 3 : 99;
+  const unsigned off_arg = (flags & 4) ? fz_u8(r) : 0;
+  const unsigned data_kind = (flags & 8) ? fz_u8(r) % 6 : 99;
+  const unsigned data_arg = (flags & 8) ? fz_u8(r) : 0;
+  const uint64_t dup = (flags & 16) && n > 1 ? 1 + fz_u8(r) % (n - 1) : 0;
+
+  uint64_t m[MAX_N];
+  for (uint64_t i = 0; i < n; ++i) m[i] = 1 + fz_u8(r) % MAX_M;
+  if (dup) m[dup] = m[dup - 1];
+  if (off_kind == 2 && n > 0) m[off_arg % n] = 0; /* an empty function */
+  uint64_t off[MAX_N + 1];
+  off[0] = 0;
+  for (uint64_t i = 0; i < n; ++i) off[i + 1] = off[i] + m[i];
+  const uint64_t total = off[n];
+
+  double t[MAX_PTS], v[MAX_PTS];
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i == dup && dup) {
+      memcpy(t + off[i], t + off[i - 1], m[i] * sizeof(double));
+      memcpy(v + off[i], v + off[i - 1], m[i] * sizeof(double));
+      continue;
+    }
+    if (m[i] == 0) continue;
+    double prev = in_dtype(dt, value_code(r));
+    t[off[i]] = prev;
+    for (uint64_t k = 1; k < m[i]; ++k) {
+      const unsigned c = fz_u8(r);
+      double next;
+      if (c < 160) {
+        next = prev + ((double)c + 1.0) / 16.0;
+      } else if (c < 224) {
+        next = prev + ldexp(1.0, (int)c - 200);
+      } else {
+        switch (c) {
+          case 224: next = prev; break;
+          case 225: next = prev - 1.0; break;
+          case 226: next = NAN; break;
+          case 227: next = INFINITY; break;
+          case 228: next = dt == MPCF_FLOAT32 ? (double)nextafterf((float)prev, INFINITY) : nextafter(prev, INFINITY); break;
+          case 229: next = prev + 1e30; break;
+          case 230: next = prev + 1e300; break;
+          case 231: next = fz_raw_f64(r); break;
+          case 232: next = value_code(r); break;
+          case 233: next = prev + 1e6; break;
+          case 234: next = prev + 1e38; break;
+          default: next = prev + ((double)c - 230.0); break;
+        }
+      }
+      prev = in_dtype(dt, next);
+      t[off[i] + k] = prev;
+    }
+    for (uint64_t k = 0; k < m[i]; ++k) v[off[i] + k] = in_dtype(dt, value_code(r));
+  }
+  if (data_kind != 99 && total > 0) {
+    const uint64_t k = data_arg % total;
+    switch (data_kind) {
+      case 0: t[k] = NAN; break;
+      case 1: t[k] = INFINITY; break;
+      case 2: v[k] = NAN; break;
+      case 3: v[k] = -INFINITY; break;
+      case 4: if (k > 0) t[k] = t[k - 1]; break;
+      default:
+        if (k > 0) {
+          const double x = t[k];
+          t[k] = t[k - 1];
+          t[k - 1] = x;
+        }
+        break;
+    }
+  }
+  uint64_t off_passed[MAX_N + 1];
+  memcpy(off_passed, off, sizeof off);
+  if (off_kind == 0) off_passed[0] = 1 + off_arg % 3;
+  if (off_kind == 1 && n >= 2) {
+    const uint64_t i = 1 + off_arg % (n - 1);
+    const uint64_t x = off_passed[i];
+    off_passed[i] = off_passed[i + 1];
+    off_passed[i + 1] = x;
+  }
+  uint64_t cells = 0; /* elements the caller's arrays hold: the largest offset */
+  for (uint64_t i = 0; i <= n; ++i) cells = off_passed[i] > cells ? off_passed[i] : cells;
+
+  /* The caller's arrays, in the dtype, exactly `cells` long (ASan sees any
+   * read beyond). */
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  unsigned char* times = malloc(cells ? cells * esz * (interleaved ? 2 : 1) : 1);
+  unsigned char* values = interleaved ? NULL : malloc(cells ? cells * esz : 1);
+  if (times == NULL || (!interleaved && values == NULL)) abort();
+  for (uint64_t k = 0; k < cells; ++k) {
+    const double tk = k < total ? t[k] : 0.0, vk = k < total ? v[k] : 0.0;
+    unsigned char* tp = interleaved ? times + 2 * k * esz : times + k * esz;
+    unsigned char* vp = interleaved ? times + (2 * k + 1) * esz : values + k * esz;
+    if (dt == MPCF_FLOAT32) {
+      const float tf = (float)tk, vf = (float)vk;
+      memcpy(tp, &tf, esz);
+      memcpy(vp, &vf, esz);
+    } else {
+      memcpy(tp, &tk, esz);
+      memcpy(vp, &vk, esz);
+    }
+  }
+
+  /* What the header says about these arguments. */
+  expect e = {0, 0};
+  const int null_out = null_what == 3;
+  const int null_offsets = null_what == 0;
+  const int null_times = null_what == 1 || null_what == 4;
+  const int null_values = null_what == 2 || null_what == 4;
+  if (null_out || !dtype_ok || null_offsets) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!null_offsets) {
+    const int null_data = interleaved ? null_times : (null_times || null_values);
+    if (off_passed[n] > 0 && null_data) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    /* The header leaves open which status offsets[0] != 0 gets. */
+    if (off_passed[0] != 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT) | ST(MPCF_ERROR_INVALID_PCF);
+    int monotone = 1;
+    for (uint64_t i = 0; i < n; ++i) monotone &= off_passed[i + 1] >= off_passed[i];
+    if (!monotone) {
+      e.errors |= ST(OFFSETS_NOT_MONOTONE_STATUS);
+      if (known(KNOWN_C_OFFSETS_STATUS, 1)) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    }
+    if (monotone && off_passed[0] == 0 && !null_data) {
+      for (uint64_t i = 0; i < n; ++i) {
+        if (m[i] == 0) e.errors |= ST(MPCF_ERROR_INVALID_PCF);
+        for (uint64_t k = off[i]; k < off[i + 1]; ++k) {
+          if (!isfinite(t[k]) || !isfinite(v[k]) || (k > off[i] && !(t[k - 1] < t[k]))) {
+            e.errors |= ST(MPCF_ERROR_INVALID_PCF);
+          }
+        }
+      }
+    } else if (monotone && off_passed[0] == 0) {
+      for (uint64_t i = 0; i < n; ++i) {
+        if (m[i] == 0) e.errors |= ST(MPCF_ERROR_INVALID_PCF);
+      }
+    }
+  }
+  /* A NULL data pointer with valid non-empty data must fail for the NULL;
+   * with invalid data either failure is fine (the union above). */
+
+  mpcf_pcfs* sentinel = (mpcf_pcfs*)(uintptr_t)0x5e17;
+  mpcf_pcfs* out = sentinel;
+  mpcf_status s_;
+  const void* tp = null_times ? NULL : times;
+  const void* vp = null_values ? NULL : values;
+  const uint64_t* op = null_offsets ? NULL : off_passed;
+  if (interleaved) {
+    s_ = mpcf_pcfs_create_interleaved((mpcf_dtype)dtype_raw, n, op, tp, null_out ? NULL : &out);
+  } else {
+    s_ = mpcf_pcfs_create((mpcf_dtype)dtype_raw, n, op, tp, vp, null_out ? NULL : &out);
+  }
+  check_status(interleaved ? "mpcf_pcfs_create_interleaved" : "mpcf_pcfs_create", s_, allowed_of(e));
+  free(times);
+  free(values);
+  if (s_ != MPCF_OK) {
+    FZ_CHECK(out == sentinel, "mpcf_pcfs_create failed and still wrote *out");
+    return;
+  }
+  FZ_CHECK(out != NULL && out != sentinel, "mpcf_pcfs_create succeeded without a handle");
+  mpcf_pcfs_destroy(s->h);
+  s->h = out;
+  s->dtype = dt;
+  s->n = n;
+  memcpy(s->off, off, sizeof off);
+  memcpy(s->t, t, total * sizeof(double));
+  memcpy(s->v, v, total * sizeof(double));
+  s->moderate = 1;
+  for (uint64_t k = 0; k < total; ++k) s->moderate &= fabs(t[k]) <= 1e6 && fabs(v[k]) <= 1e6;
+  s->ndim = 1;
+  s->shape[0] = n;
+  check_slot_queries(s);
+}
+
+/* opcode 1: RESHAPE slot ndim mode [dims] */
+static void op_reshape(fz_reader* r, state* st) {
+  const unsigned sk = fz_u8(r) % (N_SLOTS + 1);
+  slot* s = sk < N_SLOTS && st->s[sk].h ? &st->s[sk] : NULL; /* NULL: a NULL handle */
+  const size_t ndim = fz_u8(r) % (MAX_NDIM + 1);
+  const unsigned mode = fz_u8(r);
+  uint64_t shape[MAX_NDIM + 1];
+  const uint64_t n = s ? s->n : 0;
+  if (mode < 128) {
+    for (size_t k = 0; k < ndim; ++k) shape[k] = 1;
+    if (ndim > 0) shape[mode % ndim] = n;
+  } else {
+    for (size_t k = 0; k < ndim; ++k) {
+      const unsigned c = fz_u8(r);
+      if (c < 240) {
+        shape[k] = c % 9;
+      } else {
+        switch (c) {
+          case 240: shape[k] = UINT64_MAX; break;
+          case 241: shape[k] = UINT64_C(1) << 32; break;
+          case 242: shape[k] = UINT64_C(1) << 63; break;
+          case 243: shape[k] = 0; break;
+          case 244: shape[k] = n; break;
+          default: shape[k] = fz_uint(r, 8); break;
+        }
+      }
+    }
+  }
+  const int null_shape = mode == 255;
+  expect e = {0, 0};
+  if (s == NULL || null_shape || ndim < 1 || ndim > 32) {
+    e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  } else {
+    /* The product as the header means it: 0 when a dimension is 0. */
+    int zero = 0, overflow = 0;
+    uint64_t product = 1;
+    for (size_t k = 0; k < ndim; ++k) zero |= shape[k] == 0;
+    for (size_t k = 0; k < ndim && !zero; ++k) {
+      if (product > UINT64_MAX / shape[k]) overflow = 1;
+      product *= shape[k];
+    }
+    /* The library's product overflows before it meets the 0. */
+    int overflow_before_zero = 0;
+    uint64_t partial = 1;
+    for (size_t k = 0; k < ndim; ++k) {
+      if (shape[k] != 0 && partial > UINT64_MAX / shape[k]) overflow_before_zero = 1;
+      partial *= shape[k];
+    }
+    if (zero) product = 0, overflow = 0;
+    if (overflow || product != n) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    if (known(KNOWN_R_RESHAPE_ZERO_PRODUCT, zero && overflow_before_zero)) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+  const mpcf_status s_ = mpcf_pcfs_reshape(s ? s->h : NULL, ndim, null_shape ? NULL : shape);
+  check_status("mpcf_pcfs_reshape", s_, allowed_of(e));
+  if (s == NULL) return;
+  if (s_ == MPCF_OK) {
+    s->ndim = ndim;
+    memcpy(s->shape, shape, ndim * sizeof(uint64_t));
+  }
+  check_slot_queries(s); /* a failed reshape left the shape as it was */
+  /* mpcf_pcfs_shape with too small a buffer */
+  if (s->ndim > 0) {
+    uint64_t small[32];
+    memset(small, CANARY, sizeof small);
+    check_status("mpcf_pcfs_shape", mpcf_pcfs_shape(s->h, small, s->ndim - 1), ST(MPCF_ERROR_BUFFER_TOO_SMALL));
+    FZ_CHECK(is_canary(small, sizeof small), "mpcf_pcfs_shape failed and still wrote the buffer");
+  }
+}
+
+/* opcode 2: DESTROY slot */
+static void op_destroy(fz_reader* r, state* st) {
+  slot* s = &st->s[fz_u8(r) % N_SLOTS];
+  mpcf_pcfs_destroy(s->h);
+  s->h = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+static void reset_options_model(opts_model* o) {
+  o->backend = MPCF_BACKEND_AUTO;
+  o->a = -INFINITY;
+  o->b = INFINITY;
+  o->split = o->min_side = o->max_elements = 0;
+}
+
+/* opcode 3: OPTIONS mask [setter arguments...]
+ * mask bits: 1 backend, 2 threads, 4 window, 8 block hints, 16 memory
+ * fraction, 32 CUDA threshold, 64 devices, 128 the setters get a NULL
+ * handle. */
+static void op_options(fz_reader* r, state* st) {
+  opts_model* o = &st->o;
+  const unsigned mask = fz_u8(r);
+  mpcf_options* h = (mask & 128) ? NULL : o->h;
+  const unsigned null_err = h == NULL ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0;
+  mpcf_status s;
+  if (mask & 1) {
+    static const int backends[8] = {MPCF_BACKEND_CPU, MPCF_BACKEND_CPU, MPCF_BACKEND_AUTO, MPCF_BACKEND_CUDA,
+                                    3, -1, 100, INT32_MIN};
+    int b = backends[fz_u8(r) % 8];
+    if (st->has_devices && (b == MPCF_BACKEND_AUTO || b == MPCF_BACKEND_CUDA)) b = MPCF_BACKEND_CPU;
+    const int valid = b >= 0 && b <= 2;
+    s = mpcf_options_set_backend(h, (mpcf_backend)b);
+    check_status("mpcf_options_set_backend", s, null_err ? null_err : valid ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+    if (s == MPCF_OK) o->backend = b;
+  }
+  if (mask & 2) {
+    static const int threads[12] = {0, 1, 2, 3, 4, -1, INT32_MIN, 4097, INT32_MAX, 4096, 1, 2};
+    const int t = threads[fz_u8(r) % 12];
+    s = mpcf_options_set_threads(h, t);
+    /* The header promises 0 and positive counts; a huge one may be refused. */
+    unsigned allowed = t < 0 ? ST(MPCF_ERROR_INVALID_ARGUMENT)
+                       : t <= 4 ? ST(MPCF_OK)
+                                : ST(MPCF_OK) | ST(MPCF_ERROR_INVALID_ARGUMENT);
+    check_status("mpcf_options_set_threads", s, null_err ? null_err : allowed);
+  }
+  if (mask & 4) {
+    const double a = window_code(r), b = window_code(r);
+    const int valid = !isnan(a) && !isnan(b) && a < b;
+    s = mpcf_options_set_window(h, a, b);
+    check_status("mpcf_options_set_window", s, null_err ? null_err : valid ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+    if (s == MPCF_OK) o->a = a, o->b = b;
+  }
+  if (mask & 8) {
+    const uint64_t split = hint_code(r), side = hint_code(r), el = hint_code(r);
+    s = mpcf_options_set_block_hints(h, split, side, el);
+    check_status("mpcf_options_set_block_hints", s, null_err ? null_err : ST(MPCF_OK));
+    if (s == MPCF_OK) o->split = split, o->min_side = side, o->max_elements = el;
+  }
+  if (mask & 16) {
+    static const double fr[10] = {0.8, 1.0, 0.5, 1e-300, 0.0, -0.5, 1.5, NAN, INFINITY, 1.0000000000000002};
+    const double f = fr[fz_u8(r) % 10];
+    const int valid = f > 0.0 && f <= 1.0;
+    s = mpcf_options_set_memory_fraction(h, f);
+    check_status("mpcf_options_set_memory_fraction", s,
+                 null_err ? null_err : valid ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+  }
+  if (mask & 32) {
+    static const double th[6] = {0.0, 2e8, -1.0, NAN, INFINITY, 1e300};
+    const double x = th[fz_u8(r) % 6];
+    s = mpcf_options_set_cuda_threshold(h, x);
+    /* The header does not say what a negative or NaN threshold gets. */
+    const unsigned allowed = x >= 0 ? ST(MPCF_OK) : ST(MPCF_OK) | ST(MPCF_ERROR_INVALID_ARGUMENT);
+    check_status("mpcf_options_set_cuda_threshold", s, null_err ? null_err : allowed);
+  }
+  if (mask & 64) {
+    const unsigned c = fz_u8(r);
+    static const int ids[4] = {0, 1, -1, 0};
+    const size_t count = c % 4;
+    const int null_ids = (c & 0x80) && count > 0;
+    s = mpcf_options_set_devices(h, count, null_ids ? NULL : ids + (c / 4) % 2);
+    /* Ids are checked "at computation time" or earlier: either is fine. */
+    const unsigned allowed = null_ids ? ST(MPCF_ERROR_INVALID_ARGUMENT)
+                             : count == 0 ? ST(MPCF_OK)
+                                          : ST(MPCF_OK) | ST(MPCF_ERROR_INVALID_ARGUMENT);
+    check_status("mpcf_options_set_devices", s, null_err ? null_err : allowed);
+  }
+}
+
+/* The window the options give a computation, in the dtype. */
+static void window_in(const opts_model* o, int use_opts, mpcf_dtype dt, double* a, double* b) {
+  *a = use_opts ? in_dtype(dt, o->a) : -INFINITY;
+  *b = use_opts ? in_dtype(dt, o->b) : INFINITY;
+}
+
+/* Issue 15 B: the block scheduler hangs on these hints. */
+static int hangs_on_hints(const opts_model* o, int use_opts) {
+  if (!use_opts) return 0;
+  const uint64_t per_block = o->max_elements / (o->split ? o->split : 1);
+  return per_block >= (UINT64_C(1) << 63);
+}
+
+/* ------------------------------------------------------------------ */
+/* Single pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+static pair_ctx make_ctx(const char* what, const slot* x, const slot* y, op_kind op, double p,
+                         const opts_model* o, int use_opts) {
+  pair_ctx c;
+  c.what = what;
+  c.dt = x->dtype;
+  c.op = op;
+  c.p = p;
+  window_in(o, use_opts, x->dtype, &c.wa, &c.wb);
+  c.moderate = x->moderate && y->moderate;
+  return c;
+}
+
+/* The library's value of (X_i, Y_j) through mpcf_lp_distance or
+ * mpcf_l2_inner_product, which must succeed, checked against the reference. */
+static double pair_value(const slot* x, uint64_t i, const slot* y, uint64_t j, op_kind op, double p,
+                         const opts_model* o, int use_opts) {
+  double d = -12345.0;
+  mpcf_status s;
+  if (op == OPK_KERNEL) {
+    s = mpcf_l2_inner_product(x->h, i, y->h, j, use_opts ? o->h : NULL, &d);
+    check_status("mpcf_l2_inner_product", s, ST(MPCF_OK));
+  } else {
+    s = mpcf_lp_distance(x->h, i, y->h, j, p, use_opts ? o->h : NULL, &d);
+    check_status("mpcf_lp_distance", s, ST(MPCF_OK));
+  }
+  char what[200];
+  char pdesc[40] = "";
+  if (op != OPK_KERNEL) snprintf(pdesc, sizeof pdesc, ", p = %.17g", p);
+  snprintf(what, sizeof what, "%s(X[%llu], Y[%llu]) %s%s, window [%.17g, %.17g)",
+           op == OPK_KERNEL ? "l2_inner_product" : "lp_distance", (unsigned long long)i,
+           (unsigned long long)j, x->dtype == MPCF_FLOAT32 ? "float32" : "float64", pdesc,
+           use_opts ? o->a : -INFINITY, use_opts ? o->b : INFINITY);
+  const pair_ctx c = make_ctx(what, x, y, op, p, o, use_opts);
+  FZ_CHECK(d == in_dtype(x->dtype, d) || isnan(d), "%s: %.17g is not a value of the dtype", what, d);
+  const ref_result ref = reference(x->dtype, op, p, fn_t(x, i), fn_v(x, i), fn_m(x, i), fn_t(y, j),
+                                   fn_v(y, j), fn_m(y, j), c.wa, c.wb);
+  check_pair_value(&c, d, &ref);
+  return d;
+}
+
+static int window_empty_in(const opts_model* o, int use_opts, mpcf_dtype dt) {
+  double a, b;
+  window_in(o, use_opts, dt, &a, &b);
+  return !(a < b);
+}
+
+/* opcode 4: LP_DISTANCE x i y j p flags (1 NULL options, 2 NULL out, 4 kernel) */
+static void op_pair(fz_reader* r, state* st) {
+  const unsigned xs = fz_u8(r) % (N_SLOTS + 1), ys = fz_u8(r) % (N_SLOTS + 1);
+  const slot* x = xs < N_SLOTS && st->s[xs].h ? &st->s[xs] : NULL;
+  const slot* y = ys < N_SLOTS && st->s[ys].h ? &st->s[ys] : NULL;
+  const uint64_t i = index_code(r), j = index_code(r);
+  const double p = p_code(r);
+  const unsigned flags = fz_u8(r);
+  const int use_opts = !(flags & 1), null_out = flags & 2, kernel = flags & 4;
+  expect e = {0, 0};
+  if (!x || !y || null_out) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  if ((x && i >= x->n) || (y && j >= y->n)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!kernel && (isnan(p) || p < 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x && window_empty_in(&st->o, use_opts, x->dtype)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (y && window_empty_in(&st->o, use_opts, y->dtype)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  double d = -12345.0;
+  mpcf_options* oh = use_opts ? st->o.h : NULL;
+  mpcf_status s;
+  if (kernel) {
+    s = mpcf_l2_inner_product(x ? x->h : NULL, i, y ? y->h : NULL, j, oh, null_out ? NULL : &d);
+  } else {
+    s = mpcf_lp_distance(x ? x->h : NULL, i, y ? y->h : NULL, j, p, oh, null_out ? NULL : &d);
+  }
+  check_status(kernel ? "mpcf_l2_inner_product" : "mpcf_lp_distance", s, allowed_of(e));
+  if (s != MPCF_OK) {
+    FZ_CHECK(d == -12345.0, "a failed single-pair call wrote *out");
+    return;
+  }
+  /* pair_value makes the same call again and checks it against the
+   * reference (which makes d(f, f) exactly 0); both calls agree bitwise. */
+  const double again = pair_value(x, i, y, j, kernel ? OPK_KERNEL : distance_kind(p), p, &st->o, use_opts);
+  FZ_CHECK(same_bits(d, again, x->dtype), "the same single-pair call gave %.17g, then %.17g", d, again);
+}
+
+/* ------------------------------------------------------------------ */
+/* Matrix operations and tasks                                          */
+/* ------------------------------------------------------------------ */
+
+typedef enum mat_kind { MAT_PDIST, MAT_KERNEL, MAT_CDIST } mat_kind;
+
+typedef struct mat_call {
+  mat_kind kind;
+  const slot* x;
+  const slot* y; /* cdist */
+  double p;
+  int layout;    /* pdist, kernel: raw value */
+  int metric;    /* cdist: raw value */
+  int use_opts;
+} mat_call;
+
+static op_kind mat_op(const mat_call* c) {
+  if (c->kind == MAT_KERNEL || (c->kind == MAT_CDIST && c->metric == MPCF_METRIC_L2_KERNEL)) return OPK_KERNEL;
+  return distance_kind(c->p);
+}
+
+/* Elements the result needs (0 when the arguments are invalid anyway). */
+static uint64_t mat_needed(const mat_call* c, int* layout_ok) {
+  *layout_ok = 1;
+  if (!c->x) return 0;
+  const uint64_t n = c->x->n;
+  switch (c->kind) {
+    case MAT_PDIST:
+      if (c->layout == MPCF_LAYOUT_DENSE) return n * n;
+      if (c->layout == MPCF_LAYOUT_CONDENSED || c->layout == MPCF_LAYOUT_PACKED_LOWER) return n * (n - (n > 0)) / 2;
+      *layout_ok = 0;
+      return 0;
+    case MAT_KERNEL:
+      if (c->layout == MPCF_LAYOUT_DENSE) return n * n;
+      if (c->layout == MPCF_LAYOUT_PACKED_LOWER) return n * (n + 1) / 2;
+      *layout_ok = 0;
+      return 0;
+    case MAT_CDIST:
+      if (c->metric != MPCF_METRIC_LP_DISTANCE && c->metric != MPCF_METRIC_L2_KERNEL) *layout_ok = 0;
+      return c->y ? n * c->y->n : 0;
+  }
+  return 0;
+}
+
+/* Pairs the computation covers (the progress total). */
+static uint64_t mat_pairs(const mat_call* c) {
+  const uint64_t n = c->x->n;
+  switch (c->kind) {
+    case MAT_PDIST: return n * (n - (n > 0)) / 2;
+    case MAT_KERNEL: return n * (n + 1) / 2;
+    case MAT_CDIST: return n * c->y->n;
+  }
+  return 0;
+}
+
+/* Element k of the result: the pair (i, j) it holds; 0 for the zero
+ * diagonal of a dense distance matrix. */
+static int mat_element(const mat_call* c, uint64_t k, uint64_t* i, uint64_t* j) {
+  const uint64_t n = c->x->n;
+  if (c->kind == MAT_CDIST) {
+    *i = k / c->y->n;
+    *j = k % c->y->n;
+    return 1;
+  }
+  if (c->layout == MPCF_LAYOUT_DENSE) {
+    *i = k / n;
+    *j = k % n;
+    return !(c->kind == MAT_PDIST && *i == *j);
+  }
+  if (c->layout == MPCF_LAYOUT_CONDENSED) {
+    /* (0,1), (0,2), ..., (0,n-1), (1,2), ... */
+    uint64_t row = 0, start = 0;
+    while (k >= start + (n - 1 - row)) start += n - 1 - row, ++row;
+    *i = row;
+    *j = row + 1 + (k - start);
+    return 1;
+  }
+  /* packed lower: row i holds i (distances) or i + 1 (kernels) entries */
+  const int diag = c->kind == MAT_KERNEL;
+  uint64_t row = diag ? 0 : 1, start = 0;
+  while (k >= start + row + (diag ? 1 : 0)) start += row + (diag ? 1 : 0), ++row;
+  *i = row;
+  *j = k - start;
+  return 1;
+}
+
+static const char* mat_name(const mat_call* c) {
+  switch (c->kind) {
+    case MAT_PDIST: return "mpcf_pdist";
+    case MAT_KERNEL: return "mpcf_l2_kernel";
+    case MAT_CDIST: return "mpcf_cdist";
+  }
+  return "?";
+}
+
+/* Every element of a successful result, bit for bit the single-pair value. */
+static void check_mat_result(const mat_call* c, const void* buf, uint64_t needed, const opts_model* o) {
+  const slot* x = c->x;
+  const slot* y = c->kind == MAT_CDIST ? c->y : c->x;
+  const op_kind op = mat_op(c);
+  double cache[MAX_N][MAX_N];
+  unsigned char have[MAX_N][MAX_N];
+  memset(have, 0, sizeof have);
+  for (uint64_t k = 0; k < needed; ++k) {
+    const double got = element_of(buf, x->dtype, k);
+    uint64_t i = 0, j = 0;
+    if (!mat_element(c, k, &i, &j)) {
+      FZ_CHECK(got == 0 && !signbit(got), "%s: dense distance diagonal element %llu is %.17g, not 0", mat_name(c),
+               (unsigned long long)k, got);
+      continue;
+    }
+    /* The engine computes a symmetric pair once, as (max, min). */
+    uint64_t pi = i, pj = j;
+    if (c->kind != MAT_CDIST && pi < pj) pi = j, pj = i;
+    if (!have[pi][pj]) {
+      cache[pi][pj] = pair_value(x, pi, y, pj, op, c->p, o, c->use_opts);
+      have[pi][pj] = 1;
+    }
+    FZ_CHECK(same_bits(got, cache[pi][pj], x->dtype),
+             "%s: element %llu (pair %llu, %llu) is %.17g but the single-pair call gives %.17g", mat_name(c),
+             (unsigned long long)k, (unsigned long long)i, (unsigned long long)j, got, cache[pi][pj]);
+  }
+  /* d(f, f) = 0 for every function of a distance matrix. */
+  if (op != OPK_KERNEL && c->kind == MAT_PDIST) {
+    for (uint64_t i = 0; i < x->n; ++i) (void)pair_value(x, i, x, i, op, c->p, o, c->use_opts);
+  }
+}
+
+static int all_nan(const void* buf, mpcf_dtype dt, uint64_t needed) {
+  for (uint64_t k = 0; k < needed; ++k) {
+    if (!isnan(element_of(buf, dt, k))) return 0;
+  }
+  return 1;
+}
+
+typedef enum exec_mode {
+  EXEC_SYNC,
+  EXEC_WAIT,       /* start, wait(-1) */
+  EXEC_POLL,       /* start, wait with short timeouts and progress, then wait(-1) */
+  EXEC_CANCEL,     /* start, cancel, wait(-1) */
+  EXEC_DESTROY,    /* start, destroy at once */
+  EXEC_NULL_TASK,  /* start with task == NULL */
+  EXEC_COUNT
+} exec_mode;
+
+static mpcf_status mat_call_sync(const mat_call* c, void* out, uint64_t cap, const mpcf_options* oh) {
+  switch (c->kind) {
+    case MAT_PDIST:
+      return mpcf_pdist(c->x ? c->x->h : NULL, c->p, (mpcf_layout)c->layout, out, cap, oh);
+    case MAT_KERNEL:
+      return mpcf_l2_kernel(c->x ? c->x->h : NULL, (mpcf_layout)c->layout, out, cap, oh);
+    case MAT_CDIST:
+      return mpcf_cdist(c->x ? c->x->h : NULL, c->y ? c->y->h : NULL, (mpcf_metric)c->metric, c->p, out, cap, oh);
+  }
+  return MPCF_ERROR_INTERNAL;
+}
+
+static mpcf_status mat_call_start(const mat_call* c, void* out, uint64_t cap, const mpcf_options* oh,
+                                  mpcf_task** task) {
+  switch (c->kind) {
+    case MAT_PDIST:
+      return mpcf_pdist_start(c->x ? c->x->h : NULL, c->p, (mpcf_layout)c->layout, out, cap, oh, task);
+    case MAT_KERNEL:
+      return mpcf_l2_kernel_start(c->x ? c->x->h : NULL, (mpcf_layout)c->layout, out, cap, oh, task);
+    case MAT_CDIST:
+      return mpcf_cdist_start(c->x ? c->x->h : NULL, c->y ? c->y->h : NULL, (mpcf_metric)c->metric, c->p, out,
+                              cap, oh, task);
+  }
+  return MPCF_ERROR_INTERNAL;
+}
+
+static void check_progress(mpcf_task* task, uint64_t* last_done) {
+  uint64_t done = UINT64_MAX, total = UINT64_MAX;
+  check_status("mpcf_task_progress", mpcf_task_progress(task, &done, &total), ST(MPCF_OK));
+  FZ_CHECK(done <= total || total == 0, "mpcf_task_progress: done %llu > total %llu", (unsigned long long)done,
+           (unsigned long long)total);
+  FZ_CHECK(done >= *last_done, "mpcf_task_progress: done went back from %llu to %llu",
+           (unsigned long long)*last_done, (unsigned long long)done);
+  *last_done = done;
+  check_status("mpcf_task_progress", mpcf_task_progress(task, NULL, NULL), ST(MPCF_OK));
+}
+
+/* Runs one matrix operation the way the input says and checks it. */
+static void run_mat(fz_reader* r, state* st, mat_call* c) {
+  const unsigned cap_mode = fz_u8(r) % 7;
+  const exec_mode mode = (exec_mode)(fz_u8(r) % EXEC_COUNT);
+  /* Read whatever the mode needs now, so the decoding never depends on
+   * timing. */
+  static const double timeout_table[4] = {0.0, 1e-4, NAN, -0.0};
+  double poll_timeouts[3] = {0.0, 0.0, 0.0};
+  if (mode == EXEC_POLL) {
+    for (int k = 0; k < 3; ++k) poll_timeouts[k] = timeout_table[fz_u8(r) % 4];
+  }
+  const opts_model* o = &st->o;
+  int layout_ok = 1;
+  const uint64_t needed = mat_needed(c, &layout_ok);
+  const op_kind op = (c->x && (c->kind != MAT_CDIST || c->y)) ? mat_op(c) : OPK_L1;
+  const int distance = !(c->kind == MAT_KERNEL || (c->kind == MAT_CDIST && c->metric == MPCF_METRIC_L2_KERNEL));
+
+  uint64_t cap = needed;
+  int null_out = 0;
+  switch (cap_mode) {
+    case 0: cap = needed; break;
+    case 1: cap = needed + 1; break;
+    case 2: cap = needed + 3; break;
+    case 3: cap = needed > 0 ? needed - 1 : 0; break;
+    case 4: cap = 0; break;
+    case 5: null_out = 1; cap = needed; break;
+    default: null_out = 1; cap = 0; break;
+  }
+  const mpcf_dtype dt = c->x ? c->x->dtype : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* buf = canary_buffer(cap * esz);
+  void* out = null_out ? NULL : buf;
+
+  expect e = {0, 0};
+  if (!c->x || (c->kind == MAT_CDIST && !c->y)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!layout_ok) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (distance && (isnan(c->p) || c->p < 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (c->kind == MAT_CDIST && c->x && c->y && c->x->dtype != c->y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  const int args_known = c->x && (c->kind != MAT_CDIST || c->y) && layout_ok;
+  if (args_known) {
+    if (cap < needed) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+    if (null_out && needed > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    const uint64_t pairs = mat_pairs(c);
+    /* With nothing to compute the header leaves these open. */
+    const unsigned status_if_work = pairs > 0 ? 0 : 1;
+    if (c->use_opts && o->backend == MPCF_BACKEND_CUDA && !st->has_devices) {
+      if (status_if_work == 0) e.errors |= ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+      else e.also |= ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+    }
+    int empty = window_empty_in(o, c->use_opts, c->x->dtype);
+    if (c->kind == MAT_CDIST) empty |= window_empty_in(o, c->use_opts, c->y->dtype);
+    if (empty) {
+      if (status_if_work == 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+      else e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    }
+  }
+  if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  /* Issue 15 B: would hang; skip the call unless strict. */
+  if (known(KNOWN_B_HUGE_BLOCK_HINTS, hangs_on_hints(o, c->use_opts) && e.errors == 0)) {
+    free(buf);
+    return;
+  }
+  const mpcf_options* oh = c->use_opts ? o->h : NULL;
+  char call[64];
+  snprintf(call, sizeof call, "%s%s", mat_name(c), mode == EXEC_SYNC ? "" : "_start");
+
+  mpcf_status s;
+  mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
+  mpcf_task* task = sentinel;
+  if (mode == EXEC_SYNC) {
+    s = mat_call_sync(c, out, cap, oh);
+  } else {
+    s = mat_call_start(c, out, cap, oh, mode == EXEC_NULL_TASK ? NULL : &task);
+  }
+  unsigned allowed = allowed_of(e);
+  /* A start may also hand CUDA's absence to the task. */
+  const int deferred_cuda = mode != EXEC_SYNC && e.errors == ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+  if (deferred_cuda) allowed |= ST(MPCF_OK);
+  check_status(call, s, allowed);
+  if (s != MPCF_OK) {
+    FZ_CHECK(is_canary(buf, cap * esz), "%s failed with %s and still wrote the output buffer", call,
+             mpcf_status_name(s));
+    FZ_CHECK(task == sentinel, "%s failed and still wrote *task", call);
+    free(buf);
+    return;
+  }
+
+  /* The call was accepted: the result or, from a task, possibly a failure. */
+  mpcf_status final = MPCF_OK;
+  int either = 0; /* destroyed unfinished: all NaN or the full result */
+  if (mode != EXEC_SYNC) {
+    FZ_CHECK(task != NULL && task != sentinel, "%s succeeded without a task", call);
+    uint64_t last_done = 0;
+    switch (mode) {
+      case EXEC_POLL: {
+        final = MPCF_RUNNING;
+        for (int k = 0; k < 3 && final == MPCF_RUNNING; ++k) {
+          check_progress(task, &last_done);
+          final = mpcf_task_wait(task, poll_timeouts[k]);
+        }
+        if (final == MPCF_RUNNING) final = mpcf_task_wait(task, -1.0);
+        break;
+      }
+      case EXEC_CANCEL:
+        check_status("mpcf_task_cancel", mpcf_task_cancel(task), ST(MPCF_OK));
+        final = mpcf_task_wait(task, -1.0);
+        check_status("mpcf_task_cancel", mpcf_task_cancel(task), ST(MPCF_OK)); /* after the end: harmless */
+        break;
+      case EXEC_DESTROY:
+        mpcf_task_destroy(task);
+        task = NULL;
+        either = 1;
+        break;
+      default:
+        final = mpcf_task_wait(task, -1.0);
+        break;
+    }
+    if (task != NULL) {
+      unsigned fin = deferred_cuda ? ST(MPCF_ERROR_CUDA_UNAVAILABLE) : ST(MPCF_OK);
+      if (mode == EXEC_CANCEL) fin |= ST(MPCF_ERROR_CANCELLED);
+      check_status("mpcf_task_wait", final, fin);
+      check_status("mpcf_task_status", mpcf_task_status(task), ST(final));
+      check_progress(task, &last_done);
+      if (final == MPCF_OK) {
+        uint64_t done = 0, total = 0;
+        mpcf_task_progress(task, &done, &total);
+        FZ_CHECK(done == total && (total > 0 || mat_pairs(c) == 0),
+                 "%s: finished with progress %llu / %llu for %llu pairs", call, (unsigned long long)done,
+                 (unsigned long long)total, (unsigned long long)mat_pairs(c));
+      }
+      mpcf_task_destroy(task);
+    }
+  }
+  FZ_CHECK(is_canary((unsigned char*)buf + needed * esz, (cap - needed) * esz),
+           "%s wrote beyond the %llu elements of its result", call, (unsigned long long)needed);
+  if (either && all_nan(buf, dt, needed) && needed > 0) {
+    final = MPCF_ERROR_CANCELLED;
+  }
+  if (final != MPCF_OK) {
+    FZ_CHECK(all_nan(buf, dt, needed), "%s: the task ended with %s but left a non-NaN element", call,
+             mpcf_status_name(final));
+  } else {
+    (void)op;
+    check_mat_result(c, buf, needed, o);
+  }
+  free(buf);
+}
+
+static int slot_or_null(fz_reader* r, state* st, const slot** out) {
+  const unsigned k = fz_u8(r) % (N_SLOTS + 1);
+  *out = k < N_SLOTS && st->s[k].h ? &st->s[k] : NULL;
+  return *out != NULL;
+}
+
+static int layout_code(fz_reader* r) {
+  const unsigned c = fz_u8(r);
+  if (c < 240) return (int)(c % 3);
+  static const int bad[4] = {3, -1, 1000, INT32_MIN};
+  return bad[c % 4];
+}
+
+/* opcode 5: PDIST x p layout use_opts cap_mode exec_mode [poll timeouts] */
+static void op_pdist(fz_reader* r, state* st) {
+  mat_call c = {MAT_PDIST, NULL, NULL, 1.0, 0, 0, 1};
+  slot_or_null(r, st, &c.x);
+  c.p = p_code(r);
+  c.layout = layout_code(r);
+  c.use_opts = !(fz_u8(r) & 1);
+  run_mat(r, st, &c);
+}
+
+/* opcode 6: L2_KERNEL x layout use_opts cap_mode exec_mode */
+static void op_kernel(fz_reader* r, state* st) {
+  mat_call c = {MAT_KERNEL, NULL, NULL, 2.0, 0, 0, 1};
+  slot_or_null(r, st, &c.x);
+  c.layout = layout_code(r);
+  c.use_opts = !(fz_u8(r) & 1);
+  run_mat(r, st, &c);
+}
+
+/* opcode 7: CDIST x y metric p use_opts cap_mode exec_mode */
+static void op_cdist(fz_reader* r, state* st) {
+  mat_call c = {MAT_CDIST, NULL, NULL, 1.0, 0, 0, 1};
+  slot_or_null(r, st, &c.x);
+  slot_or_null(r, st, &c.y);
+  const unsigned m = fz_u8(r);
+  c.metric = m < 240 ? (int)(m % 2) : (m % 2 ? 2 : -1);
+  c.p = p_code(r);
+  c.use_opts = !(fz_u8(r) & 1);
+  run_mat(r, st, &c);
+}
+
+/* opcode 8: LP_NORM x p use_opts cap_mode */
+static void op_norm(fz_reader* r, state* st) {
+  const slot* x = NULL;
+  slot_or_null(r, st, &x);
+  const double p = p_code(r);
+  const int use_opts = !(fz_u8(r) & 1);
+  const unsigned cap_mode = fz_u8(r) % 5;
+  const uint64_t needed = x ? x->n : 0;
+  uint64_t cap = needed;
+  int null_out = 0;
+  if (cap_mode == 1) cap = needed + 2;
+  if (cap_mode == 2) cap = needed > 0 ? needed - 1 : 0;
+  if (cap_mode == 3) null_out = 1;
+  if (cap_mode == 4) null_out = 1, cap = 0;
+  const mpcf_dtype dt = x ? x->dtype : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* buf = canary_buffer(cap * esz);
+  expect e = {0, 0};
+  if (!x || isnan(p) || p < 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x) {
+    if (cap < needed) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+    if (null_out && needed > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    if (window_empty_in(&st->o, use_opts, dt)) {
+      if (needed > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+      else e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    }
+  }
+  const mpcf_status s = mpcf_lp_norm(x ? x->h : NULL, p, null_out ? NULL : buf, cap, use_opts ? st->o.h : NULL);
+  check_status("mpcf_lp_norm", s, allowed_of(e));
+  if (s != MPCF_OK) {
+    FZ_CHECK(is_canary(buf, cap * esz), "mpcf_lp_norm failed and still wrote the output buffer");
+    free(buf);
+    return;
+  }
+  FZ_CHECK(is_canary((unsigned char*)buf + needed * esz, (cap - needed) * esz),
+           "mpcf_lp_norm wrote beyond its %llu elements", (unsigned long long)needed);
+  const op_kind op = distance_kind(p);
+  for (uint64_t i = 0; i < needed; ++i) {
+    const double zero_t = fn_t(x, i)[0], zero_v = 0.0;
+    char what[128];
+    snprintf(what, sizeof what, "lp_norm(X[%llu]) %s, p = %.17g", (unsigned long long)i,
+             dt == MPCF_FLOAT32 ? "float32" : "float64", p);
+    pair_ctx c = make_ctx(what, x, x, op, p, &st->o, use_opts);
+    const ref_result ref =
+        reference(dt, op, p, fn_t(x, i), fn_v(x, i), fn_m(x, i), &zero_t, &zero_v, 1, c.wa, c.wb);
+    check_pair_value(&c, element_of(buf, dt, i), &ref);
+  }
+  free(buf);
+}
+
+/* opcode 9: QUERIES x y layout status what: size queries with NULL and bad
+ * arguments, status names, version and build information. */
+static void op_queries(fz_reader* r, state* st) {
+  const slot* x = NULL;
+  const slot* y = NULL;
+  slot_or_null(r, st, &x);
+  slot_or_null(r, st, &y);
+  const int layout = layout_code(r);
+  const int status_raw = (int)(int8_t)fz_u8(r);
+  const unsigned what = fz_u8(r);
+  const int null_out = what & 1;
+  uint64_t u = UINT64_C(0xA5A5A5A5A5A5A5A5);
+  mpcf_status s;
+  mpcf_pcfs* xh = x ? x->h : NULL;
+  {
+    int ok = 1;
+    mat_call c = {MAT_PDIST, x, NULL, 1.0, layout, 0, 0};
+    const uint64_t need = mat_needed(&c, &ok);
+    s = mpcf_pdist_size(xh, (mpcf_layout)layout, null_out ? NULL : &u);
+    check_status("mpcf_pdist_size", s, (!x || !ok || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT) : ST(MPCF_OK));
+    FZ_CHECK(s != MPCF_OK || u == need, "mpcf_pdist_size: %llu, expected %llu", (unsigned long long)u,
+             (unsigned long long)need);
+    FZ_CHECK(s == MPCF_OK || u == UINT64_C(0xA5A5A5A5A5A5A5A5), "mpcf_pdist_size failed and wrote *out");
+  }
+  {
+    int ok = 1;
+    u = UINT64_C(0xA5A5A5A5A5A5A5A5);
+    mat_call c = {MAT_KERNEL, x, NULL, 2.0, layout, 0, 0};
+    const uint64_t need = mat_needed(&c, &ok);
+    s = mpcf_l2_kernel_size(xh, (mpcf_layout)layout, null_out ? NULL : &u);
+    check_status("mpcf_l2_kernel_size", s, (!x || !ok || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT) : ST(MPCF_OK));
+    FZ_CHECK(s != MPCF_OK || u == need, "mpcf_l2_kernel_size: %llu, expected %llu", (unsigned long long)u,
+             (unsigned long long)need);
+    FZ_CHECK(s == MPCF_OK || u == UINT64_C(0xA5A5A5A5A5A5A5A5), "mpcf_l2_kernel_size failed and wrote *out");
+  }
+  {
+    u = UINT64_C(0xA5A5A5A5A5A5A5A5);
+    s = mpcf_cdist_size(xh, y ? y->h : NULL, null_out ? NULL : &u);
+    /* The size needs no common dtype: the header does not ask for one. */
+    check_status("mpcf_cdist_size", s,
+                 (!x || !y || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT)
+                                        : ST(MPCF_OK) | ST(MPCF_ERROR_DTYPE_MISMATCH));
+    FZ_CHECK(s != MPCF_OK || u == x->n * y->n, "mpcf_cdist_size: %llu, expected %llu", (unsigned long long)u,
+             (unsigned long long)(x->n * y->n));
+  }
+  /* Handle queries with NULL arguments. */
+  uint64_t v = 7;
+  size_t nd = 7;
+  mpcf_dtype dt = (mpcf_dtype)7;
+  check_status("mpcf_pcfs_count", mpcf_pcfs_count(NULL, &v), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  if (xh) {
+    check_status("mpcf_pcfs_count", mpcf_pcfs_count(xh, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+    check_status("mpcf_pcfs_total_breakpoints", mpcf_pcfs_total_breakpoints(xh, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+    check_status("mpcf_pcfs_dtype", mpcf_pcfs_dtype(xh, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+    check_status("mpcf_pcfs_ndim", mpcf_pcfs_ndim(xh, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+    check_status("mpcf_pcfs_shape", mpcf_pcfs_shape(xh, NULL, 32), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  }
+  check_status("mpcf_pcfs_total_breakpoints", mpcf_pcfs_total_breakpoints(NULL, &v), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_pcfs_dtype", mpcf_pcfs_dtype(NULL, &dt), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_pcfs_ndim", mpcf_pcfs_ndim(NULL, &nd), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  FZ_CHECK(v == 7 && nd == 7 && dt == (mpcf_dtype)7, "a failed handle query wrote its output");
+  /* Tasks: NULL handles. */
+  check_status("mpcf_task_wait", mpcf_task_wait(NULL, 0.0), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_task_status", mpcf_task_status(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_task_cancel", mpcf_task_cancel(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_task_progress", mpcf_task_progress(NULL, &v, &v), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  mpcf_task_destroy(NULL);
+  mpcf_pcfs_destroy(NULL);
+  mpcf_options_destroy(NULL);
+  check_status("mpcf_options_create", mpcf_options_create(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  /* Names and build information: never NULL. */
+  const char* name = mpcf_status_name((mpcf_status)status_raw);
+  FZ_CHECK(name != NULL && name[0] != '\0', "mpcf_status_name(%d) is NULL or empty", status_raw);
+  FZ_CHECK(mpcf_version() == MPCF_VERSION, "mpcf_version() %d != MPCF_VERSION %d", mpcf_version(), MPCF_VERSION);
+  FZ_CHECK(mpcf_version_string() != NULL && mpcf_build_info() != NULL, "version string or build info is NULL");
+  FZ_CHECK(mpcf_last_error_message() != NULL, "mpcf_last_error_message() is NULL");
+  (void)mpcf_has_cuda();
+}
+
+/* opcode 10: OPTIONS_RESET: a fresh options handle (defaults). */
+static void op_options_reset(fz_reader* r, state* st) {
+  (void)r;
+  mpcf_options_destroy(st->o.h);
+  st->o.h = NULL;
+  check_status("mpcf_options_create", mpcf_options_create(&st->o.h), ST(MPCF_OK));
+  reset_options_model(&st->o);
+  /* Keep fuzzing on the CPU when a device is present (see has_devices). */
+  if (st->has_devices) mpcf_options_set_backend(st->o.h, MPCF_BACKEND_CPU);
+}
+
+/* ------------------------------------------------------------------ */
+/* The program                                                          */
+/* ------------------------------------------------------------------ */
+
+enum opcode {
+  OPC_CREATE = 0,
+  OPC_RESHAPE = 1,
+  OPC_DESTROY = 2,
+  OPC_OPTIONS = 3,
+  OPC_PAIR = 4,
+  OPC_PDIST = 5,
+  OPC_L2_KERNEL = 6,
+  OPC_CDIST = 7,
+  OPC_LP_NORM = 8,
+  OPC_QUERIES = 9,
+  OPC_OPTIONS_RESET = 10,
+  /* Next: the reductions of DESIGN §8 (knn, kernel_matvec, block stream). */
+  OPC_COUNT = 16 /* codes OPC_OPTIONS_RESET+1 .. 15 are free and do nothing */
+};
+
+static const char* const OP_NAMES[OPC_COUNT] = {
+    [OPC_CREATE] = "CREATE (mpcf_pcfs_create*)", [OPC_RESHAPE] = "RESHAPE", [OPC_DESTROY] = "DESTROY",
+    [OPC_OPTIONS] = "OPTIONS (mpcf_options_set_*)", [OPC_PAIR] = "PAIR (mpcf_lp_distance / mpcf_l2_inner_product)",
+    [OPC_PDIST] = "PDIST (mpcf_pdist*)", [OPC_L2_KERNEL] = "L2_KERNEL (mpcf_l2_kernel*)",
+    [OPC_CDIST] = "CDIST (mpcf_cdist*)", [OPC_LP_NORM] = "LP_NORM (mpcf_lp_norm)",
+    [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET",
+};
+
+/* MPCF_FUZZ_TRACE=1: print what the input does (to read a crash). */
+static int tracing(void) {
+  static int t = -1;
+  if (t < 0) {
+    const char* e = getenv("MPCF_FUZZ_TRACE");
+    t = e != NULL && strcmp(e, "1") == 0;
+  }
+  return t;
+}
+
+static void trace_slots(const state* st) {
+  for (int k = 0; k < N_SLOTS; ++k) {
+    const slot* s = &st->s[k];
+    if (s->h == NULL) continue;
+    fprintf(stderr, "  slot %d: %s, n = %llu\n", k, s->dtype == MPCF_FLOAT32 ? "float32" : "float64",
+            (unsigned long long)s->n);
+    for (uint64_t i = 0; i < s->n; ++i) {
+      fprintf(stderr, "    f%llu:", (unsigned long long)i);
+      for (uint64_t q = s->off[i]; q < s->off[i + 1]; ++q) fprintf(stderr, " (%.9g, %.9g)", s->t[q], s->v[q]);
+      fputc('\n', stderr);
+    }
+  }
+  fprintf(stderr, "  options: backend %d, window [%.17g, %.17g), hints %llu %llu %llu\n", st->o.backend, st->o.a,
+          st->o.b, (unsigned long long)st->o.split, (unsigned long long)st->o.min_side,
+          (unsigned long long)st->o.max_elements);
+}
+
+static void run_op(fz_reader* r, state* st, unsigned code, int index) {
+  static char context[128];
+  if (tracing()) {
+    fprintf(stderr, "op %d: %s\n", index, OP_NAMES[code] ? OP_NAMES[code] : "unused");
+    trace_slots(st);
+  }
+  snprintf(context, sizeof context, "running operation %d of the input: opcode %u, %s", index, code,
+           OP_NAMES[code] ? OP_NAMES[code] : "unused");
+  fz_set_context(context);
+  switch (code) {
+    case OPC_CREATE: op_create(r, st); break;
+    case OPC_RESHAPE: op_reshape(r, st); break;
+    case OPC_DESTROY: op_destroy(r, st); break;
+    case OPC_OPTIONS: op_options(r, st); break;
+    case OPC_PAIR: op_pair(r, st); break;
+    case OPC_PDIST: op_pdist(r, st); break;
+    case OPC_L2_KERNEL: op_kernel(r, st); break;
+    case OPC_CDIST: op_cdist(r, st); break;
+    case OPC_LP_NORM: op_norm(r, st); break;
+    case OPC_QUERIES: op_queries(r, st); break;
+    case OPC_OPTIONS_RESET: op_options_reset(r, st); break;
+    default: break;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fz_reader r = {data, size};
+  static state st; /* static: too big for a fuzzer thread's stack comfort */
+  memset(&st, 0, sizeof st);
+  st.has_devices = mpcf_cuda_device_count() > 0;
+  op_options_reset(&r, &st);
+  for (int k = 0; k < MAX_OPS && !fz_empty(&r); ++k) run_op(&r, &st, fz_u8(&r) % OPC_COUNT, k);
+  for (int k = 0; k < N_SLOTS; ++k) mpcf_pcfs_destroy(st.s[k].h);
+  mpcf_options_destroy(st.o.h);
+  return 0;
+}

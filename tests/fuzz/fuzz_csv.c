@@ -1,0 +1,295 @@
+/* fuzz_csv: the CLI's CSV reader (capi/cli/csv_reader.c). The fuzz input is
+ * the file's content; it is read as float64 and as float32, and checked:
+ *
+ *  - an accepted file gives consistent arrays (offsets, ids, first lines,
+ *    finite numbers, strictly increasing times, min_m/max_m), and
+ *    mpcf_pcfs_create and mpcf_pcfs_create_interleaved accept those arrays
+ *    with the same data (counts, and the supremum norm of every function,
+ *    which is exactly max |v_k|);
+ *  - writing the arrays back as canonical CSV and reading that gives the
+ *    same arrays bit for bit;
+ *  - float32 accepts only what float64 accepts, with the same functions and
+ *    the float64 numbers rounded to float;
+ *  - a rejection is CSV_ERROR_FORMAT with a message naming the file and a
+ *    line of it ("fuzz.csv:LINE: ..."; only "no data rows" names no line),
+ *    and leaves the output empty; float32 fails no later than float64. */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "csv_reader.h"
+#include "fuzz_support.h"
+#include "mpcf/mpcf.h"
+
+#define NAME "fuzz.csv"
+
+/* A file the reader can open by path whose content is set per input: a
+ * memfd (no disk traffic), else a temporary file. */
+typedef struct mem_file {
+  int fd;
+  char path[64];
+} mem_file;
+
+static void mem_file_open(mem_file* f, const char* tag) {
+  if (f->path[0] != '\0') return;
+  f->fd = memfd_create(tag, 0);
+  if (f->fd < 0) {
+    char tmpl[] = "/tmp/mpcf_fuzz_csv_XXXXXX";
+    f->fd = mkstemp(tmpl);
+    FZ_CHECK(f->fd >= 0, "cannot create a temporary file: %s", strerror(errno));
+    unlink(tmpl);
+  }
+  snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+}
+
+static void mem_file_set(mem_file* f, const void* data, size_t size) {
+  FZ_CHECK(ftruncate(f->fd, 0) == 0, "ftruncate: %s", strerror(errno));
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t w = pwrite(f->fd, (const char*)data + done, size - done, (off_t)done);
+    FZ_CHECK(w > 0, "pwrite: %s", strerror(errno));
+    done += (size_t)w;
+  }
+}
+
+static double element(const csv_pcfs* p, const void* a, uint64_t k) {
+  return p->dtype == MPCF_FLOAT32 ? (double)((const float*)a)[k] : ((const double*)a)[k];
+}
+
+static uint64_t line_count(const uint8_t* data, size_t size) {
+  uint64_t lines = 0;
+  for (size_t k = 0; k < size; ++k) lines += data[k] == '\n';
+  if (size > 0 && data[size - 1] != '\n') ++lines;
+  return lines;
+}
+
+static void check_empty(const csv_pcfs* p) {
+  FZ_CHECK(p->n == 0 && p->total == 0 && p->offsets == NULL && p->times == NULL && p->values == NULL &&
+               p->ids == NULL && p->first_line == NULL,
+           "a rejected file left data in the output");
+}
+
+/* The line a message names: 0 for the "no data rows" message. */
+static uint64_t message_line(const char* err, uint64_t lines) {
+  const size_t nl = strlen(NAME);
+  FZ_CHECK(strncmp(err, NAME ":", nl + 1) == 0, "the message does not start with the file name: '%s'", err);
+  const char* rest = err + nl + 1;
+  if (strncmp(rest, " no data rows", 13) == 0) return 0;
+  char* end = NULL;
+  const unsigned long long line = strtoull(rest, &end, 10);
+  FZ_CHECK(end != rest && *end == ':' && line >= 1 && line <= lines,
+           "the message names no line of the file (%llu lines): '%s'", (unsigned long long)lines, err);
+  return line;
+}
+
+/* The reader's invariants on an accepted file. */
+static void check_accepted(const csv_pcfs* p, uint64_t lines) {
+  FZ_CHECK(p->n >= 1, "an accepted file has no functions");
+  FZ_CHECK(p->offsets != NULL && p->ids != NULL && p->first_line != NULL && p->times && p->values,
+           "an accepted file has NULL arrays");
+  FZ_CHECK(p->offsets[0] == 0 && p->offsets[p->n] == p->total, "offsets[0] = %llu, offsets[n] = %llu, total = %llu",
+           (unsigned long long)p->offsets[0], (unsigned long long)p->offsets[p->n], (unsigned long long)p->total);
+  uint64_t min_m = UINT64_MAX, max_m = 0;
+  for (uint64_t i = 0; i < p->n; ++i) {
+    const uint64_t m = p->offsets[i + 1] - p->offsets[i];
+    FZ_CHECK(p->offsets[i + 1] > p->offsets[i], "function %llu has no breakpoints", (unsigned long long)i);
+    min_m = m < min_m ? m : min_m;
+    max_m = m > max_m ? m : max_m;
+    FZ_CHECK(p->ids[i] != NULL && p->ids[i][0] != '\0', "function %llu has an empty id", (unsigned long long)i);
+    for (uint64_t j = 0; j < i; ++j) {
+      FZ_CHECK(strcmp(p->ids[i], p->ids[j]) != 0, "ids %llu and %llu are both '%s'", (unsigned long long)j,
+               (unsigned long long)i, p->ids[i]);
+    }
+    FZ_CHECK(p->first_line[i] >= 1 && p->first_line[i] <= lines && (i == 0 || p->first_line[i] > p->first_line[i - 1]),
+             "function %llu: first line %llu", (unsigned long long)i, (unsigned long long)p->first_line[i]);
+    for (uint64_t k = p->offsets[i]; k < p->offsets[i + 1]; ++k) {
+      const double t = element(p, p->times, k), v = element(p, p->values, k);
+      FZ_CHECK(isfinite(t) && isfinite(v), "function %llu: breakpoint %llu is not finite", (unsigned long long)i,
+               (unsigned long long)(k - p->offsets[i]));
+      FZ_CHECK(k == p->offsets[i] || element(p, p->times, k - 1) < t,
+               "function %llu: times not strictly increasing at breakpoint %llu", (unsigned long long)i,
+               (unsigned long long)(k - p->offsets[i]));
+    }
+  }
+  FZ_CHECK(p->min_m == min_m && p->max_m == max_m, "min_m/max_m %llu/%llu, expected %llu/%llu",
+           (unsigned long long)p->min_m, (unsigned long long)p->max_m, (unsigned long long)min_m,
+           (unsigned long long)max_m);
+}
+
+/* The library takes the arrays, and holds the same data. */
+static void check_library(const csv_pcfs* p) {
+  mpcf_pcfs* h = NULL;
+  mpcf_status s = mpcf_pcfs_create(p->dtype, p->n, p->offsets, p->times, p->values, &h);
+  FZ_CHECK(s == MPCF_OK, "mpcf_pcfs_create rejects what the CSV reader accepted: %s: %s", mpcf_status_name(s),
+           mpcf_last_error_message());
+  uint64_t u = 0;
+  FZ_CHECK(mpcf_pcfs_count(h, &u) == MPCF_OK && u == p->n, "count %llu, expected %llu", (unsigned long long)u,
+           (unsigned long long)p->n);
+  FZ_CHECK(mpcf_pcfs_total_breakpoints(h, &u) == MPCF_OK && u == p->total, "total %llu, expected %llu",
+           (unsigned long long)u, (unsigned long long)p->total);
+  /* The supremum norm over the whole line is max |v_k| exactly. */
+  const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* norms = malloc(p->n * esz);
+  if (norms == NULL) abort();
+  s = mpcf_lp_norm(h, INFINITY, norms, p->n, NULL);
+  FZ_CHECK(s == MPCF_OK, "mpcf_lp_norm: %s: %s", mpcf_status_name(s), mpcf_last_error_message());
+  for (uint64_t i = 0; i < p->n; ++i) {
+    double want = 0;
+    for (uint64_t k = p->offsets[i]; k < p->offsets[i + 1]; ++k) {
+      const double a = fabs(element(p, p->values, k));
+      want = a > want ? a : want;
+    }
+    const double got = element(p, norms, i);
+    FZ_CHECK(got == want, "function %llu: the library's supremum norm %.17g differs from max |v| = %.17g",
+             (unsigned long long)i, got, want);
+  }
+  free(norms);
+  /* The interleaved form of the same arrays. */
+  unsigned char* pts = malloc(2 * p->total * esz);
+  if (pts == NULL) abort();
+  for (uint64_t k = 0; k < p->total; ++k) {
+    memcpy(pts + 2 * k * esz, (const unsigned char*)p->times + k * esz, esz);
+    memcpy(pts + (2 * k + 1) * esz, (const unsigned char*)p->values + k * esz, esz);
+  }
+  mpcf_pcfs* h2 = NULL;
+  s = mpcf_pcfs_create_interleaved(p->dtype, p->n, p->offsets, pts, &h2);
+  FZ_CHECK(s == MPCF_OK, "mpcf_pcfs_create_interleaved rejects what the CSV reader accepted: %s: %s",
+           mpcf_status_name(s), mpcf_last_error_message());
+  /* Same functions: distance 0 between X[i] and its interleaved copy. */
+  for (uint64_t i = 0; i < p->n; ++i) {
+    double d = -1;
+    s = mpcf_lp_distance(h, i, h2, i, INFINITY, NULL, &d);
+    FZ_CHECK(s == MPCF_OK && d == 0, "function %llu: distance %.17g to its interleaved copy (%s)",
+             (unsigned long long)i, d, mpcf_status_name(s));
+  }
+  free(pts);
+  mpcf_pcfs_destroy(h2);
+  mpcf_pcfs_destroy(h);
+}
+
+/* Writes p as canonical CSV (every id quoted, numbers that read back
+ * exactly). */
+static char* canonical_csv(const csv_pcfs* p, size_t* size) {
+  size_t cap = 256, len = 0;
+  char* out = malloc(cap);
+  if (out == NULL) abort();
+  for (uint64_t i = 0; i < p->n; ++i) {
+    for (uint64_t k = p->offsets[i]; k < p->offsets[i + 1]; ++k) {
+      const size_t need = 2 * strlen(p->ids[i]) + 128;
+      if (len + need > cap) {
+        while (len + need > cap) cap *= 2;
+        out = realloc(out, cap);
+        if (out == NULL) abort();
+      }
+      out[len++] = '"';
+      for (const char* c = p->ids[i]; *c; ++c) {
+        if (*c == '"') out[len++] = '"';
+        out[len++] = *c;
+      }
+      const int digits = p->dtype == MPCF_FLOAT32 ? 9 : 17;
+      len += (size_t)snprintf(out + len, cap - len, "\",%.*g,%.*g\n", digits, element(p, p->times, k), digits,
+                              element(p, p->values, k));
+    }
+  }
+  *size = len;
+  return out;
+}
+
+static void check_round_trip(const csv_pcfs* p, mem_file* f) {
+  size_t size = 0;
+  char* text = canonical_csv(p, &size);
+  mem_file_set(f, text, size);
+  csv_pcfs q;
+  char err[512];
+  const csv_status s = csv_read_pcfs(f->path, "canonical.csv", p->dtype, &q, err, sizeof err);
+  FZ_CHECK(s == CSV_OK, "the canonical CSV of an accepted file is rejected: %s\n%.*s", err, (int)size, text);
+  const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  FZ_CHECK(q.n == p->n && q.total == p->total, "canonical CSV: %llu functions / %llu breakpoints, expected %llu / %llu",
+           (unsigned long long)q.n, (unsigned long long)q.total, (unsigned long long)p->n,
+           (unsigned long long)p->total);
+  FZ_CHECK(memcmp(q.offsets, p->offsets, (p->n + 1) * sizeof(uint64_t)) == 0, "canonical CSV: other offsets");
+  FZ_CHECK(memcmp(q.times, p->times, p->total * esz) == 0 && memcmp(q.values, p->values, p->total * esz) == 0,
+           "canonical CSV: other numbers");
+  for (uint64_t i = 0; i < p->n; ++i) {
+    FZ_CHECK(strcmp(q.ids[i], p->ids[i]) == 0, "canonical CSV: id %llu is '%s', expected '%s'",
+             (unsigned long long)i, q.ids[i], p->ids[i]);
+  }
+  csv_pcfs_free(&q);
+  free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static mem_file input, canonical;
+  mem_file_open(&input, "fuzz_csv_input");
+  mem_file_open(&canonical, "fuzz_csv_canonical");
+  mem_file_set(&input, data, size);
+  const uint64_t lines = line_count(data, size);
+
+  csv_pcfs r64, r32;
+  char err64[512], err32[512];
+  const csv_status s64 = csv_read_pcfs(input.path, NAME, MPCF_FLOAT64, &r64, err64, sizeof err64);
+  const csv_status s32 = csv_read_pcfs(input.path, NAME, MPCF_FLOAT32, &r32, err32, sizeof err32);
+  uint64_t line64 = 0, line32 = 0;
+  if (s64 != CSV_OK) {
+    FZ_CHECK(s64 == CSV_ERROR_FORMAT, "float64: status %d (%s)", (int)s64, err64);
+    FZ_CHECK(strlen(err64) > 0 && strlen(err64) < sizeof err64, "float64: empty error message");
+    line64 = message_line(err64, lines);
+    check_empty(&r64);
+  } else {
+    check_accepted(&r64, lines);
+    check_library(&r64);
+    check_round_trip(&r64, &canonical);
+  }
+  if (s32 != CSV_OK) {
+    FZ_CHECK(s32 == CSV_ERROR_FORMAT, "float32: status %d (%s)", (int)s32, err32);
+    FZ_CHECK(strlen(err32) > 0 && strlen(err32) < sizeof err32, "float32: empty error message");
+    line32 = message_line(err32, lines);
+    check_empty(&r32);
+  } else {
+    check_accepted(&r32, lines);
+    check_library(&r32);
+    check_round_trip(&r32, &canonical);
+  }
+  /* float32 is float64 plus rounding: it accepts less, and fails no later. */
+  FZ_CHECK(!(s32 == CSV_OK && s64 != CSV_OK), "float32 accepts a file float64 rejects: %s", err64);
+  if (s64 != CSV_OK && line64 > 0) {
+    FZ_CHECK(line32 > 0 && line32 <= line64, "float64 fails at line %llu but float32 at %llu: '%s' / '%s'",
+             (unsigned long long)line64, (unsigned long long)line32, err64, err32);
+  }
+  if (s32 == CSV_OK) {
+    FZ_CHECK(r32.n == r64.n && r32.total == r64.total, "float32 and float64 read other functions");
+    FZ_CHECK(memcmp(r32.offsets, r64.offsets, (r64.n + 1) * sizeof(uint64_t)) == 0 &&
+                 memcmp(r32.first_line, r64.first_line, r64.n * sizeof(uint64_t)) == 0,
+             "float32 and float64 read other offsets or lines");
+    for (uint64_t i = 0; i < r64.n; ++i) {
+      FZ_CHECK(strcmp(r32.ids[i], r64.ids[i]) == 0, "float32 and float64 read other ids");
+    }
+    for (uint64_t k = 0; k < r64.total; ++k) {
+      const float t = (float)((const double*)r64.times)[k], v = (float)((const double*)r64.values)[k];
+      FZ_CHECK(memcmp(&t, (const float*)r32.times + k, sizeof t) == 0 &&
+                   memcmp(&v, (const float*)r32.values + k, sizeof v) == 0,
+               "breakpoint %llu: float32 is not the float64 number rounded", (unsigned long long)k);
+    }
+  }
+  /* A short message buffer truncates safely. */
+  if (s64 != CSV_OK && size > 0) {
+    char small[17];
+    const size_t cap = 1 + data[0] % 16;
+    memset(small, 'x', sizeof small);
+    csv_pcfs t;
+    csv_read_pcfs(input.path, NAME, MPCF_FLOAT64, &t, small, cap);
+    FZ_CHECK(strnlen(small, cap) < cap && small[cap] == 'x', "a %zu-byte message buffer was overrun", cap);
+    csv_pcfs_free(&t);
+  }
+  csv_pcfs_free(&r64);
+  csv_pcfs_free(&r32);
+  return 0;
+}
