@@ -370,6 +370,16 @@ static int same_bits(double a, double b, mpcf_dtype dt) {
   return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* MPCF_FUZZ_TRACE=1: print what the input does (to read a crash). */
+static int tracing(void) {
+  static int t = -1;
+  if (t < 0) {
+    const char* e = getenv("MPCF_FUZZ_TRACE");
+    t = e != NULL && strcmp(e, "1") == 0;
+  }
+  return t;
+}
+
 /* ------------------------------------------------------------------ */
 /* The reference: the integral in long double, from the stored values    */
 /* ------------------------------------------------------------------ */
@@ -528,6 +538,7 @@ typedef struct pair_ctx {
 static void check_pair_value(const pair_ctx* c, double x, const ref_result* ref) {
   const int distance = c->op != OPK_KERNEL;
   const char* what = c->what;
+  if (tracing()) fprintf(stderr, "  check %s: %.17g (reference %.17Lg)\n", what, x, ref->value);
   const int hit_a = c->op == OPK_LP && c->dt == MPCF_FLOAT32 && isfinite(c->p) && isinf((float)c->p);
   const int skip_a = known(KNOWN_A_F32_HUGE_P, hit_a);
   const int skip_d = known(KNOWN_D_LP_RANGE, c->op == OPK_LP && ref->lp_range);
@@ -598,6 +609,20 @@ static void check_slot_queries(const slot* s) {
   FZ_CHECK(memcmp(shape, s->shape, s->ndim * sizeof(uint64_t)) == 0, "mpcf_pcfs_shape: wrong dimensions");
   FZ_CHECK(is_canary(shape + s->ndim, (33 - s->ndim) * sizeof(uint64_t)),
            "mpcf_pcfs_shape wrote beyond ndim = %zu", s->ndim);
+}
+
+/* A new handle for the slot's data (after its handle was destroyed). */
+static void slot_recreate(slot* s) {
+  const uint64_t total = s->off[s->n];
+  float t32[MAX_PTS], v32[MAX_PTS];
+  for (uint64_t k = 0; k < total; ++k) t32[k] = (float)s->t[k], v32[k] = (float)s->v[k];
+  mpcf_pcfs* h = NULL;
+  const mpcf_status st = s->dtype == MPCF_FLOAT32 ? mpcf_pcfs_create(MPCF_FLOAT32, s->n, s->off, t32, v32, &h)
+                                                  : mpcf_pcfs_create(MPCF_FLOAT64, s->n, s->off, s->t, s->v, &h);
+  check_status("mpcf_pcfs_create", st, ST(MPCF_OK));
+  s->h = h;
+  s->ndim = 1;
+  s->shape[0] = s->n;
 }
 
 /* opcode 0: CREATE slot dtype n flags [mutation bytes] functions...
@@ -934,7 +959,7 @@ static void op_options(fz_reader* r, state* st) {
   }
   if (mask & 64) {
     const unsigned c = fz_u8(r);
-    static const int ids[4] = {0, 1, -1, 0};
+    static const int ids[5] = {0, 0, 1, -1, 2}; /* from ids + (c / 4) % 2: a duplicate, then a negative id */
     const size_t count = c % 4;
     const int null_ids = (c & 0x80) && count > 0;
     s = mpcf_options_set_devices(h, count, null_ids ? NULL : ids + (c / 4) % 2);
@@ -1052,8 +1077,8 @@ typedef enum mat_kind { MAT_PDIST, MAT_KERNEL, MAT_CDIST } mat_kind;
 
 typedef struct mat_call {
   mat_kind kind;
-  const slot* x;
-  const slot* y; /* cdist */
+  slot* x;
+  slot* y; /* cdist */
   double p;
   int layout;    /* pdist, kernel: raw value */
   int metric;    /* cdist: raw value */
@@ -1151,7 +1176,7 @@ static void check_mat_result(const mat_call* c, const void* buf, uint64_t needed
     const double got = element_of(buf, x->dtype, k);
     uint64_t i = 0, j = 0;
     if (!mat_element(c, k, &i, &j)) {
-      FZ_CHECK(got == 0 && !signbit(got), "%s: dense distance diagonal element %llu is %.17g, not 0", mat_name(c),
+      FZ_CHECK(got == 0, "%s: dense distance diagonal element %llu is %.17g, not 0", mat_name(c),
                (unsigned long long)k, got);
       continue;
     }
@@ -1186,6 +1211,7 @@ typedef enum exec_mode {
   EXEC_CANCEL,     /* start, cancel, wait(-1) */
   EXEC_DESTROY,    /* start, destroy at once */
   EXEC_NULL_TASK,  /* start with task == NULL */
+  EXEC_DROP_INPUT, /* start, destroy the collections' handles, wait(-1): the task keeps them alive */
   EXEC_COUNT
 } exec_mode;
 
@@ -1339,6 +1365,18 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
         task = NULL;
         either = 1;
         break;
+      case EXEC_DROP_INPUT:
+        /* "It keeps the collections it reads alive by itself." */
+        mpcf_pcfs_destroy(c->x->h);
+        c->x->h = NULL;
+        if (c->y != NULL && c->y->h != NULL) {
+          mpcf_pcfs_destroy(c->y->h);
+          c->y->h = NULL;
+        }
+        final = mpcf_task_wait(task, -1.0);
+        slot_recreate(c->x);
+        if (c->y != NULL && c->y->h == NULL) slot_recreate(c->y);
+        break;
       default:
         final = mpcf_task_wait(task, -1.0);
         break;
@@ -1348,6 +1386,7 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
       if (mode == EXEC_CANCEL) fin |= ST(MPCF_ERROR_CANCELLED);
       check_status("mpcf_task_wait", final, fin);
       check_status("mpcf_task_status", mpcf_task_status(task), ST(final));
+      check_status("mpcf_task_wait", mpcf_task_wait(task, 0.0), ST(final)); /* again: the same */
       check_progress(task, &last_done);
       if (final == MPCF_OK) {
         uint64_t done = 0, total = 0;
@@ -1374,10 +1413,10 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   free(buf);
 }
 
-static int slot_or_null(fz_reader* r, state* st, const slot** out) {
+/* A slot holding a collection, or NULL (the operation passes a NULL handle). */
+static slot* slot_or_null(fz_reader* r, state* st) {
   const unsigned k = fz_u8(r) % (N_SLOTS + 1);
-  *out = k < N_SLOTS && st->s[k].h ? &st->s[k] : NULL;
-  return *out != NULL;
+  return k < N_SLOTS && st->s[k].h ? &st->s[k] : NULL;
 }
 
 static int layout_code(fz_reader* r) {
@@ -1390,7 +1429,7 @@ static int layout_code(fz_reader* r) {
 /* opcode 5: PDIST x p layout use_opts cap_mode exec_mode [poll timeouts] */
 static void op_pdist(fz_reader* r, state* st) {
   mat_call c = {MAT_PDIST, NULL, NULL, 1.0, 0, 0, 1};
-  slot_or_null(r, st, &c.x);
+  c.x = slot_or_null(r, st);
   c.p = p_code(r);
   c.layout = layout_code(r);
   c.use_opts = !(fz_u8(r) & 1);
@@ -1400,7 +1439,7 @@ static void op_pdist(fz_reader* r, state* st) {
 /* opcode 6: L2_KERNEL x layout use_opts cap_mode exec_mode */
 static void op_kernel(fz_reader* r, state* st) {
   mat_call c = {MAT_KERNEL, NULL, NULL, 2.0, 0, 0, 1};
-  slot_or_null(r, st, &c.x);
+  c.x = slot_or_null(r, st);
   c.layout = layout_code(r);
   c.use_opts = !(fz_u8(r) & 1);
   run_mat(r, st, &c);
@@ -1409,8 +1448,8 @@ static void op_kernel(fz_reader* r, state* st) {
 /* opcode 7: CDIST x y metric p use_opts cap_mode exec_mode */
 static void op_cdist(fz_reader* r, state* st) {
   mat_call c = {MAT_CDIST, NULL, NULL, 1.0, 0, 0, 1};
-  slot_or_null(r, st, &c.x);
-  slot_or_null(r, st, &c.y);
+  c.x = slot_or_null(r, st);
+  c.y = slot_or_null(r, st);
   const unsigned m = fz_u8(r);
   c.metric = m < 240 ? (int)(m % 2) : (m % 2 ? 2 : -1);
   c.p = p_code(r);
@@ -1420,8 +1459,7 @@ static void op_cdist(fz_reader* r, state* st) {
 
 /* opcode 8: LP_NORM x p use_opts cap_mode */
 static void op_norm(fz_reader* r, state* st) {
-  const slot* x = NULL;
-  slot_or_null(r, st, &x);
+  const slot* x = slot_or_null(r, st);
   const double p = p_code(r);
   const int use_opts = !(fz_u8(r) & 1);
   const unsigned cap_mode = fz_u8(r) % 5;
@@ -1471,10 +1509,8 @@ static void op_norm(fz_reader* r, state* st) {
 /* opcode 9: QUERIES x y layout status what: size queries with NULL and bad
  * arguments, status names, version and build information. */
 static void op_queries(fz_reader* r, state* st) {
-  const slot* x = NULL;
-  const slot* y = NULL;
-  slot_or_null(r, st, &x);
-  slot_or_null(r, st, &y);
+  slot* x = slot_or_null(r, st);
+  slot* y = slot_or_null(r, st);
   const int layout = layout_code(r);
   const int status_raw = (int)(int8_t)fz_u8(r);
   const unsigned what = fz_u8(r);
@@ -1539,12 +1575,49 @@ static void op_queries(fz_reader* r, state* st) {
   mpcf_options_destroy(NULL);
   check_status("mpcf_options_create", mpcf_options_create(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
   /* Names and build information: never NULL. */
-  const char* name = mpcf_status_name((mpcf_status)status_raw);
-  FZ_CHECK(name != NULL && name[0] != '\0', "mpcf_status_name(%d) is NULL or empty", status_raw);
+  for (int k = -1; k <= MPCF_RUNNING + 1; ++k) {
+    const int v = k == MPCF_RUNNING + 1 ? status_raw : k;
+    const char* name = mpcf_status_name((mpcf_status)v);
+    FZ_CHECK(name != NULL && name[0] != '\0', "mpcf_status_name(%d) is NULL or empty", v);
+    FZ_CHECK(v < 0 || v > MPCF_RUNNING || strncmp(name, "MPCF_", 5) == 0, "mpcf_status_name(%d) is '%s'", v, name);
+  }
   FZ_CHECK(mpcf_version() == MPCF_VERSION, "mpcf_version() %d != MPCF_VERSION %d", mpcf_version(), MPCF_VERSION);
   FZ_CHECK(mpcf_version_string() != NULL && mpcf_build_info() != NULL, "version string or build info is NULL");
   FZ_CHECK(mpcf_last_error_message() != NULL, "mpcf_last_error_message() is NULL");
   (void)mpcf_has_cuda();
+}
+
+/* opcode 11: CONCURRENT x p: three tasks on one collection at once (pdist,
+ * l2_kernel, cdist of X with itself) while the calling thread computes
+ * single pairs; any number of threads may make independent calls. */
+static void op_concurrent(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  double p = p_code(r);
+  const opts_model* o = &st->o;
+  if (x == NULL || x->n == 0) return;
+  if (isnan(p) || p < 1) p = 1.0;
+  if (window_empty_in(o, 1, x->dtype) || (o->backend == MPCF_BACKEND_CUDA && !st->has_devices)) return;
+  if (known(KNOWN_B_HUGE_BLOCK_HINTS, hangs_on_hints(o, 1))) return;
+  mat_call calls[3] = {{MAT_PDIST, x, NULL, p, MPCF_LAYOUT_DENSE, 0, 1},
+                       {MAT_KERNEL, x, NULL, 2.0, MPCF_LAYOUT_PACKED_LOWER, 0, 1},
+                       {MAT_CDIST, x, x, p, 0, MPCF_METRIC_LP_DISTANCE, 1}};
+  const size_t esz = x->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* bufs[3];
+  uint64_t needed[3];
+  mpcf_task* tasks[3];
+  for (int k = 0; k < 3; ++k) {
+    int ok = 1;
+    needed[k] = mat_needed(&calls[k], &ok);
+    bufs[k] = canary_buffer(needed[k] * esz);
+    check_status("a concurrent *_start", mat_call_start(&calls[k], bufs[k], needed[k], o->h, &tasks[k]), ST(MPCF_OK));
+  }
+  for (uint64_t i = 0; i < x->n; ++i) (void)pair_value(x, i, x, (i + 1) % x->n, distance_kind(p), p, o, 1);
+  for (int k = 0; k < 3; ++k) {
+    check_status("mpcf_task_wait", mpcf_task_wait(tasks[k], -1.0), ST(MPCF_OK));
+    mpcf_task_destroy(tasks[k]);
+    check_mat_result(&calls[k], bufs[k], needed[k], o);
+    free(bufs[k]);
+  }
 }
 
 /* opcode 10: OPTIONS_RESET: a fresh options handle (defaults). */
@@ -1574,8 +1647,9 @@ enum opcode {
   OPC_LP_NORM = 8,
   OPC_QUERIES = 9,
   OPC_OPTIONS_RESET = 10,
+  OPC_CONCURRENT = 11,
   /* Next: the reductions of DESIGN §8 (knn, kernel_matvec, block stream). */
-  OPC_COUNT = 16 /* codes OPC_OPTIONS_RESET+1 .. 15 are free and do nothing */
+  OPC_COUNT = 16 /* codes 12 .. 15 are free and do nothing */
 };
 
 static const char* const OP_NAMES[OPC_COUNT] = {
@@ -1583,18 +1657,8 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_OPTIONS] = "OPTIONS (mpcf_options_set_*)", [OPC_PAIR] = "PAIR (mpcf_lp_distance / mpcf_l2_inner_product)",
     [OPC_PDIST] = "PDIST (mpcf_pdist*)", [OPC_L2_KERNEL] = "L2_KERNEL (mpcf_l2_kernel*)",
     [OPC_CDIST] = "CDIST (mpcf_cdist*)", [OPC_LP_NORM] = "LP_NORM (mpcf_lp_norm)",
-    [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET",
+    [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET", [OPC_CONCURRENT] = "CONCURRENT",
 };
-
-/* MPCF_FUZZ_TRACE=1: print what the input does (to read a crash). */
-static int tracing(void) {
-  static int t = -1;
-  if (t < 0) {
-    const char* e = getenv("MPCF_FUZZ_TRACE");
-    t = e != NULL && strcmp(e, "1") == 0;
-  }
-  return t;
-}
 
 static void trace_slots(const state* st) {
   for (int k = 0; k < N_SLOTS; ++k) {
@@ -1634,6 +1698,7 @@ static void run_op(fz_reader* r, state* st, unsigned code, int index) {
     case OPC_LP_NORM: op_norm(r, st); break;
     case OPC_QUERIES: op_queries(r, st); break;
     case OPC_OPTIONS_RESET: op_options_reset(r, st); break;
+    case OPC_CONCURRENT: op_concurrent(r, st); break;
     default: break;
   }
 }
