@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---------------------------------------------------------------- opcodes
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
+OP_CONCURRENT = 11
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -177,7 +178,7 @@ def pcode(p):
 
 LAYOUT = {"dense": 0, "condensed": 1, "packed": 2, "bad": 240}
 CAP = {"exact": 0, "plus1": 1, "plus3": 2, "minus1": 3, "zero": 4, "null": 5, "null0": 6}
-EXEC = {"sync": 0, "wait": 1, "poll": 2, "cancel": 3, "destroy": 4, "null_task": 5}
+EXEC = {"sync": 0, "wait": 1, "poll": 2, "cancel": 3, "destroy": 4, "null_task": 5, "drop_input": 6}
 SLOT_NULL = 4
 
 
@@ -211,6 +212,10 @@ def pair(x, i, y, j, p=1.0, use_options=True, null_out=False, kernel=False):
 def lp_norm(x, p=1.0, use_options=True, cap="exact"):
     c = {"exact": 0, "plus2": 1, "minus1": 2, "null": 3, "null0": 4}[cap]
     return bytes([OP_LP_NORM, x]) + pcode(p) + bytes([0 if use_options else 1, c])
+
+
+def concurrent(x, p=1.0):
+    return bytes([OP_CONCURRENT, x]) + pcode(p)
 
 
 def queries(x, y, layout="dense", status=0, null_out=False):
@@ -254,11 +259,13 @@ def capi_seeds():
             pair(0, 0, 0, 1, kernel=True) + lp_norm(0, 1.0) + lp_norm(0, math.inf) + lp_norm(0, 2.0)
     # Tasks: every way of running one.
     c = create(0, MIXED)
-    for mode in ("wait", "poll", "cancel", "destroy", "null_task"):
+    for mode in ("wait", "poll", "cancel", "destroy", "null_task", "drop_input"):
         s[f"task-{mode}"] = c + options(threads=2) + pdist(0, p=2.0, layout="dense", mode=mode) + \
             l2_kernel(0, "packed", mode=mode) + cdist(0, 0, mode=mode)
     s["task-cancel-blocks"] = c + options(threads=4, hints=[0, 1, 1]) + \
         pdist(0, mode="cancel") + cdist(0, 0, "kernel", mode="cancel")
+    s["concurrent"] = c + options(threads=2, hints=[0, 0, 4]) + concurrent(0, 2.0) + \
+        create(1, README, dtype="f32") + concurrent(1, math.inf)
     # Threads, blocks and windows.
     for th in (1, 2, 3, 4, 0):
         s[f"threads-{th}"] = c + options(threads=th, hints=[3, 1, 4]) + pdist(0, layout="packed") + \
