@@ -1186,6 +1186,14 @@ static void check_mat_result(const mat_call* c, const void* buf, uint64_t needed
     if (!have[pi][pj]) {
       cache[pi][pj] = pair_value(x, pi, y, pj, op, c->p, o, c->use_opts);
       have[pi][pj] = 1;
+      if (c->kind != MAT_CDIST && pi != pj) {
+        /* pdist(X) is cdist(X, X) bit for bit: (j, i) gives what (i, j) gives. */
+        const double mirror = pair_value(x, pj, y, pi, op, c->p, o, c->use_opts);
+        FZ_CHECK(same_bits(mirror, cache[pi][pj], x->dtype),
+                 "%s: the pair (%llu, %llu) gives %.17g but (%llu, %llu) gives %.17g", mat_name(c),
+                 (unsigned long long)pi, (unsigned long long)pj, cache[pi][pj], (unsigned long long)pj,
+                 (unsigned long long)pi, mirror);
+      }
     }
     FZ_CHECK(same_bits(got, cache[pi][pj], x->dtype),
              "%s: element %llu (pair %llu, %llu) is %.17g but the single-pair call gives %.17g", mat_name(c),

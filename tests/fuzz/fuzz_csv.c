@@ -38,16 +38,28 @@ typedef struct mem_file {
   char path[64];
 } mem_file;
 
+static char g_tmp_paths[2][64];
+
+static void remove_tmp_files(void) {
+  for (int k = 0; k < 2; ++k) {
+    if (g_tmp_paths[k][0] != '\0') unlink(g_tmp_paths[k]);
+  }
+}
+
 static void mem_file_open(mem_file* f, const char* tag) {
   if (f->path[0] != '\0') return;
   f->fd = memfd_create(tag, 0);
-  if (f->fd < 0) {
-    char tmpl[] = "/tmp/mpcf_fuzz_csv_XXXXXX";
-    f->fd = mkstemp(tmpl);
-    FZ_CHECK(f->fd >= 0, "cannot create a temporary file: %s", strerror(errno));
-    unlink(tmpl);
+  if (f->fd >= 0) {
+    snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+    return;
   }
-  snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+  /* No memfd: a temporary file, removed at exit. */
+  snprintf(f->path, sizeof f->path, "/tmp/mpcf_fuzz_csv_XXXXXX");
+  f->fd = mkstemp(f->path);
+  FZ_CHECK(f->fd >= 0, "cannot create a temporary file: %s", strerror(errno));
+  const int k = g_tmp_paths[0][0] == '\0' ? 0 : 1;
+  if (k == 0) atexit(remove_tmp_files);
+  snprintf(g_tmp_paths[k], sizeof g_tmp_paths[k], "%s", f->path);
 }
 
 static void mem_file_set(mem_file* f, const void* data, size_t size) {
@@ -226,7 +238,25 @@ static void check_round_trip(const csv_pcfs* p, mem_file* f) {
   free(text);
 }
 
+/* The failures that need no file content, once per process. */
+static void check_fixed_failures(void) {
+  csv_pcfs p;
+  char err[256];
+  csv_status s = csv_read_pcfs("/dev/null", NAME, (mpcf_dtype)3, &p, err, sizeof err);
+  FZ_CHECK(s == CSV_ERROR_FORMAT && strstr(err, "dtype 3") != NULL, "a bad dtype: status %d, '%s'", (int)s, err);
+  check_empty(&p);
+  s = csv_read_pcfs("/nonexistent/mpcf-fuzz.csv", "missing.csv", MPCF_FLOAT64, &p, err, sizeof err);
+  FZ_CHECK(s == CSV_ERROR_IO && strncmp(err, "cannot open 'missing.csv'", 25) == 0, "a missing file: status %d, '%s'",
+           (int)s, err);
+  check_empty(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static int once = 0;
+  if (!once) {
+    once = 1;
+    check_fixed_failures();
+  }
   static mem_file input, canonical;
   mem_file_open(&input, "fuzz_csv_input");
   mem_file_open(&canonical, "fuzz_csv_canonical");

@@ -409,6 +409,7 @@ def csv_seeds():
         "nul-byte": "a,0,1\na,1\x00,0\n",
         "header-then-bad": "time,t,v\nx,y,z\n",
         "many-ids": "".join(f"id{k},{t},{(k * 7 + t) % 5}\n" for k in range(12) for t in range(3)),
+        "ids-table-grows": "".join(f"f{k},0,{k % 7}\n" for k in range(70)) + "f3,1,0\n",
         "long-id": "x" * 100 + ",0,1\n" + "x" * 100 + ",1,0\n",
         "trailing-blank-line": "a,0,1\n\n",
     }

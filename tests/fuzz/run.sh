@@ -62,7 +62,7 @@ inputs=("$scratch" "$corpus")
 echo "== fuzz_$target for $minutes min, corpus $corpus, log $log"
 status=0
 nice -n "$nice_level" "$build/tests/fuzz/fuzz_$target" \
-  -max_total_time=$((minutes * 60)) -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+  -max_total_time=$((minutes * 60)) -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "${extra[@]}" "$@" "${inputs[@]}" > "$log" 2>&1 || status=$?
 
 before=$(find "$corpus" -maxdepth 1 -type f | wc -l)
