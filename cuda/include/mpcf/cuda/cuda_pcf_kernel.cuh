@@ -437,7 +437,7 @@ __device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, 
   bool nextIsF = false;
   g += C;
   T t = mpcf::detail::min_value(kept.t, next.t);
-  T acc = op.init();
+  auto acc = op.init();
   std::uint32_t i = 1;  // f's next point
   // One step. Checked: f's next point may lie beyond the ring.
   auto walk_step = [&](auto checked) {
