@@ -45,11 +45,18 @@ struct BlockInfo {
   bool straddles_diagonal() const { return cols.last >= rows.first && cols.first <= rows.last; }
 };
 
+// floor(sqrt(x)), exact for every 64-bit x.
+std::uint64_t integer_sqrt(std::uint64_t x);
+
 // Number of (i, j) pairs of a block that the skip mode computes.
 std::uint64_t computed_pairs(const BlockInfo& block, TriangleSkipMode mode);
 
 class BlockScheduler {
  public:
+  // The most bands either axis is cut into (the block side is raised to
+  // ceil(n / kMaxBands) when the hints ask for smaller blocks).
+  static constexpr std::uint64_t kMaxBands = 2048;
+
   struct Config {
     std::size_t nRows = 0;
     std::size_t nCols = 0;

@@ -96,9 +96,12 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
       }
     }
     const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false, 1);
-    if (s.block_side() <= 1) {
-      throw OutOfMemory("the function data of a single pair needs " + std::to_string(dataBytes) +
-                        " bytes of GPU memory but the budget leaves " +
+    // The side cannot shrink below 1, nor below n / BlockScheduler::kMaxBands.
+    if (s.block_side() <= 1 || s.block_side() <= (std::max(nRows, nCols) + BlockScheduler::kMaxBands - 1) /
+                                                     BlockScheduler::kMaxBands) {
+      throw OutOfMemory("the function data of the smallest possible block (" +
+                        std::to_string(mr) + " x " + std::to_string(mc) + " functions) needs " +
+                        std::to_string(dataBytes) + " bytes of GPU memory but the budget leaves " +
                         std::to_string(dataBudget) + " bytes for function data");
     }
     const std::uint64_t half = s.block_side() / 2;
