@@ -169,7 +169,7 @@ std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, c
   require(Y, "Y");
   check_same_dtype(X, Y);
   const OperationSpec spec = cross_spec(metric, p);
-  check_capacity(X->count() * Y->count(), capacity, out);
+  check_capacity(mpcf::checked_product(X->count(), Y->count(), "the cdist result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
   auto work = X->dtype == MPCF_FLOAT32 ? make_cross_work<float>(X, Y, spec, out, o)
                                        : make_cross_work<double>(X, Y, spec, out, o);
@@ -525,7 +525,7 @@ mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y, uint64_t* ou
     require(X, "X");
     require(Y, "Y");
     require(out, "out");
-    *out = X->count() * Y->count();
+    *out = mpcf::checked_product(X->count(), Y->count(), "the cdist result");
   });
 }
 

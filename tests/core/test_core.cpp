@@ -259,9 +259,69 @@ static void test_task_error_propagation(void**) {
   assert_true(raw->discarded);
 }
 
+// floor(sqrt(x)) over the whole 64-bit range (the scheduler once looped for
+// ever on UINT64_MAX: (2^32)^2 wraps to 0).
+static void test_integer_sqrt(void**) {
+  assert_true(integer_sqrt(0) == 0);
+  assert_true(integer_sqrt(1) == 1);
+  assert_true(integer_sqrt(15) == 3);
+  assert_true(integer_sqrt(16) == 4);
+  assert_true(integer_sqrt(0xfffffffe00000001ull) == 0xffffffffull);      // (2^32 - 1)^2
+  assert_true(integer_sqrt(0xfffffffe00000000ull) == 0xfffffffeull);      // one below it
+  assert_true(integer_sqrt(std::numeric_limits<std::uint64_t>::max()) == 0xffffffffull);
+  // Block hints at the limits give one block for a small problem.
+  const auto s = make(5, 5, BlockMode::LowerTriangle, std::numeric_limits<std::uint64_t>::max());
+  assert_int_equal(s.block_side(), 5);
+  assert_int_equal(s.blocks().size(), 1);
+  // A huge split hint cannot cut an axis into more than kMaxBands bands.
+  const auto t = make(10000, 10000, BlockMode::Full, 100000000, std::numeric_limits<std::uint64_t>::max());
+  assert_int_equal(t.block_side(), 5);  // ceil(10000 / 2048)
+  assert_int_equal(t.blocks().size(), 2000u * 2000u);
+}
+
+// Result sizes that do not fit 64 bits are refused (n(n-1)/2 passes 2^64 at
+// n = 6,074,001,001).
+static void test_result_size_overflow(void**) {
+  assert_true(symmetric_result_size(6074001000ull, SymmetricLayout::Condensed, false) ==
+              18446744070963499500ull);
+  bool threw = false;
+  try {
+    (void)symmetric_result_size(6074001001ull, SymmetricLayout::Condensed, false);
+  } catch (const InvalidArgument& e) {
+    threw = std::strstr(e.what(), "more than a 64-bit size can count") != nullptr;
+  }
+  assert_true(threw);
+  assert_true(symmetric_result_size(4294967295ull, SymmetricLayout::Dense, false) ==
+              18446744065119617025ull);
+  threw = false;
+  try {
+    (void)symmetric_result_size(4294967296ull, SymmetricLayout::Dense, false);
+  } catch (const InvalidArgument&) {
+    threw = true;
+  }
+  assert_true(threw);
+  threw = false;
+  try {
+    (void)symmetric_result_size(std::numeric_limits<std::uint64_t>::max(), SymmetricLayout::PackedLower, true);
+  } catch (const InvalidArgument&) {
+    threw = true;
+  }
+  assert_true(threw);
+  assert_true(checked_product(1ull << 32, (1ull << 32) - 1, "x") == 18446744069414584320ull);
+  threw = false;
+  try {
+    (void)checked_product(1ull << 32, 1ull << 32, "the cdist result");
+  } catch (const InvalidArgument& e) {
+    threw = std::strstr(e.what(), "the cdist result has 4294967296 x 4294967296") != nullptr;
+  }
+  assert_true(threw);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_subdivide),
+      cmocka_unit_test(test_integer_sqrt),
+      cmocka_unit_test(test_result_size_overflow),
       cmocka_unit_test(test_scheduler_lower_triangle_9x9),
       cmocka_unit_test(test_scheduler_full_and_sorting),
       cmocka_unit_test(test_scheduler_hints_and_floor),

@@ -21,7 +21,12 @@ enum class SymmetricLayout {
   PackedLower,  // engine order: i(i-1)/2 + j (distances), i(i+1)/2 + j (kernels)
 };
 
-// Number of output elements of an n x n symmetric result.
+// a * b; InvalidArgument ("<what> has a x b elements, more than ...") when
+// the product does not fit 64 bits.
+std::uint64_t checked_product(std::uint64_t a, std::uint64_t b, const char* what);
+
+// Number of output elements of an n x n symmetric result (InvalidArgument
+// when it does not fit 64 bits).
 std::uint64_t symmetric_result_size(std::uint64_t n, SymmetricLayout layout, bool withDiagonal);
 
 // Position of the pair (i, j), i > j (i >= j withDiagonal), in the packed
