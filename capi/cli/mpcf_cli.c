@@ -535,9 +535,31 @@ static int output_open(output_file* o, const char* path) {
   errno = 0;
   o->file = fopen(o->temp_path, "wbx");
   if (o->file == NULL) {
-    error_message("cannot create the output file '%s': %s", path, strerror(errno));
+    const int temp_errno = errno;
     free(o->temp_path);
     o->temp_path = NULL;
+    /* Name the real cause: the target itself may not be writable (a
+       read-only file, /proc), or only its directory refuses a new file. */
+    char dir[4096];
+    const char* slash = strrchr(path, '/');
+    if (slash == NULL) {
+      snprintf(dir, sizeof dir, ".");
+    } else {
+      snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    }
+    struct stat dst;
+    FILE* probe = fopen(path, "r+b");
+    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+      if (probe != NULL) fclose(probe);
+      error_message("cannot write '%s': the directory '%s' does not exist", path, dir);
+    } else if (probe == NULL && errno != ENOENT) {
+      error_message("cannot write '%s': %s", path, strerror(errno));
+    } else {
+      if (probe != NULL) fclose(probe);
+      error_message("cannot create the output file '%s': its directory does not accept the "
+                    "temporary file '%s.mpcf-tmp-*' it is written to first (%s)",
+                    path, path, strerror(temp_errno));
+    }
     return EXIT_DATA;
   }
   g_temp_path = o->temp_path;
