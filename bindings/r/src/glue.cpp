@@ -132,7 +132,6 @@ void wait_for(mpcf_task* task, SEXP callback) {
   } guard{task};
 
   const bool report = !Rf_isNull(callback);
-  bool reported = false;
   std::uint64_t last_done = std::numeric_limits<std::uint64_t>::max();
   mpcf_status status = MPCF_RUNNING;
   while ((status = mpcf_task_wait(task, 0.1)) == MPCF_RUNNING) {
@@ -141,7 +140,6 @@ void wait_for(mpcf_task* task, SEXP callback) {
       check(mpcf_task_progress(task, &done, &total));
       if (done != last_done) {
         last_done = done;
-        reported = true;
         Rcpp::Function notify(callback);
         notify(static_cast<double>(done), static_cast<double>(total));
       }
@@ -151,8 +149,9 @@ void wait_for(mpcf_task* task, SEXP callback) {
   guard.armed = false;
   g_last_task_status = status;
   if (status != MPCF_OK) fail(status, mpcf_last_error_message());
-  if (reported) {
-    // The bar (or the user's callback) sees the finished state once.
+  if (report) {
+    // The callback sees the finished state once, also when the task ended
+    // before the first poll (the bar of progress = TRUE then stays hidden).
     std::uint64_t total = 0;
     check(mpcf_task_progress(task, nullptr, &total));
     Rcpp::Function notify(callback);

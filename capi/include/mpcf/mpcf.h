@@ -27,6 +27,23 @@
  * (default: the whole real line). A piece whose integrand is exactly zero
  * contributes exactly zero, whatever its width; a non-zero integrand on an
  * unbounded piece gives +inf (distances) or +-inf (kernel).
+ *
+ * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
+ * the largest |f - g| on the window, so they neither overflow nor underflow
+ * wherever the true value is representable in the dtype (for any finite p,
+ * also p > FLT_MAX in float32). L2 inner products are accumulated in double:
+ * for float32 data no intermediate result can overflow, so finite input never
+ * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
+ * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two
+ * such pieces of opposite signs give NaN. Differences |f - g| of values beyond
+ * half the dtype's largest value overflow to +inf.
+ *
+ * Testing hook: when the environment variable MPCF_DEBUG_HOLD_TASKS is set to
+ * a value other than "" or "0" at the moment a task is started by an *_start
+ * call, that task computes nothing and waits until it is cancelled (it then
+ * ends with MPCF_ERROR_CANCELLED, its outputs all NaN). Tests of interrupt
+ * handling use it so that a computation is still running when the interrupt
+ * arrives, whatever the machine's speed. Synchronous calls ignore it.
  */
 #ifndef MPCF_MPCF_H
 #define MPCF_MPCF_H
@@ -75,12 +92,14 @@ MPCF_API int mpcf_cuda_device_count(void);
 
 typedef enum mpcf_status {
   MPCF_OK = 0,
-  /** A NULL pointer, p < 1 or NaN, a bad window, an unknown enum value, an
-   *  index out of range, a shape that does not match the count, ... */
+  /** A NULL pointer, p < 1 or NaN, a bad window (also one that is empty in
+   *  the collection's dtype), an unknown enum value, an index out of range, a
+   *  shape that does not match the count, CSR offsets that do not start at 0
+   *  or that decrease, a result too large for 64-bit sizes, ... */
   MPCF_ERROR_INVALID_ARGUMENT = 1,
-  /** PCF data breaking the rules: m = 0, times not strictly increasing,
-   *  NaN or infinite times or values, offsets not monotone. The message names
-   *  the function index and the breakpoint index. */
+  /** PCF data breaking the rules: m = 0 (two equal consecutive offsets),
+   *  times not strictly increasing, NaN or infinite times or values. The
+   *  message names the function index and the breakpoint index. */
   MPCF_ERROR_INVALID_PCF = 2,
   /** The caller's output buffer has fewer elements than the result needs. */
   MPCF_ERROR_BUFFER_TOO_SMALL = 3,
@@ -217,7 +236,10 @@ MPCF_API mpcf_status mpcf_options_set_threads(mpcf_options* options,
                                               int threads);
 
 /** Integrate over [a, b) instead of the whole line. a < b, neither NaN;
- *  a may be -INFINITY and b +INFINITY. */
+ *  a may be -INFINITY and b +INFINITY. For float32 collections a and b are
+ *  rounded to float32 when a computation starts; a window that is then empty
+ *  (e.g. [1, 1 + 1e-12)) makes that computation fail with
+ *  MPCF_ERROR_INVALID_ARGUMENT. */
 MPCF_API mpcf_status mpcf_options_set_window(mpcf_options* options, double a,
                                              double b);
 
