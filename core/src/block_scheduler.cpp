@@ -24,11 +24,9 @@ std::uint64_t computed_pairs(const BlockInfo& b, TriangleSkipMode mode) {
   if (mode == TriangleSkipMode::None) return b.elements();
   std::uint64_t count = 0;
   for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
-    // Columns j in [cols.first, min(cols.last, i or i-1)].
-    const std::size_t hi = mode == TriangleSkipMode::LowerTriangle ? i : (i == 0 ? 0 : i - 1);
-    if (mode == TriangleSkipMode::LowerTriangleSkipDiag && i == 0) continue;
-    if (hi < b.cols.first) continue;
-    count += std::min(hi, b.cols.last) - b.cols.first + 1;
+    // Columns [cols.first, end) of the block are kept in row i.
+    const std::size_t end = kept_column_end(i, mode, b.cols.last + 1);
+    if (end > b.cols.first) count += end - b.cols.first;
   }
   return count;
 }

@@ -40,6 +40,7 @@
 
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
@@ -352,7 +353,6 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
   std::vector<std::uint64_t> offs(in.offsets);
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
   auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
-  auto data = mpcf::cuda::cuda_data_of<T>(coll);
   const mpcf::SymmetricLayout layout =
       kernel ? mpcf::SymmetricLayout::PackedLower : mpcf::SymmetricLayout::Condensed;
   T* out = shared_output<T>(mpcf::symmetric_result_size(n, layout, kernel));
@@ -376,17 +376,14 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
     blocks = task.block_count();
   };
   for (auto _ : state) {
-    if (kernel) {
-      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::SymmetricMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out, layout, TriangleSkipMode::LowerTriangle,
-          cfg.devices, cfg);
-      run(task);
-    } else {
-      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::DistanceMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out, layout,
-          TriangleSkipMode::LowerTriangleSkipDiag, cfg.devices, cfg);
-      run(task);
-    }
+    mpcf::PairRequest<T> request;
+    request.x = request.y = coll;
+    request.symmetric = true;
+    request.op = kernel ? mpcf::OperationSpec::l2_kernel() : mpcf::OperationSpec::distance(1.0);
+    request.consumer = std::make_shared<mpcf::MatrixWriter<T>>(
+        mpcf::MatrixWriter<T>::symmetric(out, n, layout, kernel));
+    auto task = mpcf::cuda::make_pcf_task<T>(request, Op{}, cfg.devices, cfg);
+    run(*task);
   }
   state.counters["blocks"] = static_cast<double>(blocks);
   state.counters["resident"] = resident ? 1 : 0;
@@ -448,6 +445,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         continue;
       }
       if (kind == "scale_stages") continue;
+
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;

@@ -104,16 +104,11 @@ struct LayoutArgs {
 namespace detail {
 
 // Is (r, c) of the block computed? diagonalShift = rows.first - cols.first,
-// so the global i - j is r - c + diagonalShift.
-__device__ __forceinline__ bool pair_kept(std::uint32_t r, std::uint32_t c,
-                                          std::int64_t diagonalShift, TriangleSkipMode skip) {
-  const std::int64_t d = static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift;
-  switch (skip) {
-    case TriangleSkipMode::LowerTriangle: return d >= 0;
-    case TriangleSkipMode::LowerTriangleSkipDiag: return d > 0;
-    case TriangleSkipMode::None:
-    default: return true;
-  }
+// so the global i - j is r - c + diagonalShift (core's pair_kept).
+__device__ __forceinline__ bool pair_kept_in_block(std::uint32_t r, std::uint32_t c,
+                                                   std::int64_t diagonalShift, TriangleSkipMode skip) {
+  return mpcf::pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift,
+                         skip);
 }
 
 // What a thread block of the block kernels computes: column tile q (sorted
@@ -151,9 +146,12 @@ __device__ __forceinline__ bool pair_selected(const TiledBlockArgs<T>& args, boo
                                               std::uint32_t j) {
   bool kept = true;
   if (args.selection == PairSelection::SortedTriangle) {
-    kept = skipDiag ? r > c : r >= c;
+    // The rule on sorted positions (rows and columns in the same order).
+    kept = mpcf::pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c),
+                           skipDiag ? TriangleSkipMode::LowerTriangleSkipDiag
+                                    : TriangleSkipMode::LowerTriangle);
   } else if (args.selection == PairSelection::ByIndex) {
-    kept = pair_kept(i, j, args.diagonalShift, args.skip);
+    kept = pair_kept_in_block(i, j, args.diagonalShift, args.skip);
   }
   return kept;
 }
