@@ -361,6 +361,114 @@ MPCF_API mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                 const mpcf_options* options);
 
 /* ------------------------------------------------------------------ */
+/* Reductions over the pair plane (no n x n output)                     */
+/* ------------------------------------------------------------------ */
+
+/* These compute the same pairs as pdist and cdist, block by block, and
+ * reduce each block as soon as it is computed (on the GPU, on the device):
+ * their memory is O(n k) or O(n r), never O(n^2). They are tasks like the
+ * matrix operations (progress in pairs, wait, cancel), use the same options
+ * (backend, threads, devices, window, block hints) and give the same bits
+ * for any thread count, block shape, stream or GPU count on one backend. On
+ * any status but MPCF_OK, every distance or value they were to write is
+ * NaN and every index -1. */
+
+/** Elements of each output of mpcf_knn: count(X) * k. */
+MPCF_API mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out);
+
+/** The k nearest neighbours, in Lp distance (p >= 1 or INFINITY), of every
+ *  function of X: among the functions of Y, or, with Y NULL, among the other
+ *  functions of X (a function is never its own neighbour; an equal function
+ *  at distance 0 is). Row i of `distances` (X's dtype) and `indices`, both
+ *  row-major count(X) x k, holds the neighbours of X[i] ascending by
+ *  (distance, index): equal distances go to the smaller index, +inf
+ *  distances come last. 1 <= k <= count(X) - 1 (Y NULL) or count(Y);
+ *  capacity (elements of each output) >= count(X) * k. */
+MPCF_API mpcf_status mpcf_knn_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
+                                    uint64_t k, void* distances, int64_t* indices,
+                                    uint64_t capacity, const mpcf_options* options,
+                                    mpcf_task** task);
+MPCF_API mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k,
+                              void* distances, int64_t* indices, uint64_t capacity,
+                              const mpcf_options* options);
+
+/** The kernel of a kernel matrix-vector product. */
+typedef enum mpcf_kernel {
+  /** The L2 inner product, integral of f * g (p and scale are ignored). */
+  MPCF_KERNEL_L2 = 0,
+  /** exp(-d_p(f, g)^2 / (2 scale^2)). */
+  MPCF_KERNEL_GAUSSIAN = 1,
+  /** exp(-d_p(f, g) / scale). */
+  MPCF_KERNEL_LAPLACIAN = 2
+} mpcf_kernel;
+
+/** Elements of the output of mpcf_kernel_matvec: count(X) * r. */
+MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uint64_t* out);
+
+/** out = K V with K_ij = kernel(X_i, Y_j) (Y NULL: Y = X, the diagonal
+ *  included: K_ii = <f, f> for L2, 1 for the others). V: row-major
+ *  count(Y) x r of X's dtype, finite, `v_elements` = count(Y) * r; out:
+ *  row-major count(X) x r, capacity >= count(X) * r. p >= 1 or INFINITY for
+ *  the distance of the Gaussian and Laplacian kernels; scale > 0 and
+ *  finite for them. Each out[i][c] is the value of sum_j K_ij V[j][c]
+ *  summed exactly after rounding each term to a fixed grid (so the order of
+ *  the terms cannot change a bit; the error is about n^4 2^-157 times the
+ *  largest |K_ij V[j][c]|); infinite terms follow IEEE rules (inf * 0 and
+ *  inf - inf give NaN). */
+MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                              mpcf_kernel kernel, double p, double scale,
+                                              const void* V, uint64_t v_elements, uint64_t r,
+                                              void* out, uint64_t capacity,
+                                              const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_kernel_matvec(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                        mpcf_kernel kernel, double p, double scale,
+                                        const void* V, uint64_t v_elements, uint64_t r,
+                                        void* out, uint64_t capacity,
+                                        const mpcf_options* options);
+
+/** A finished block of a streamed result: the rectangle rows
+ *  [row_begin, row_end) x columns [col_begin, col_end) of the full result,
+ *  its values row-major ((row_end - row_begin) x (col_end - col_begin)
+ *  elements of `dtype`), valid only during the callback. More fields may be
+ *  added at the end in later versions. */
+typedef struct mpcf_block {
+  uint64_t row_begin;
+  uint64_t row_end;
+  uint64_t col_begin;
+  uint64_t col_end;
+  mpcf_dtype dtype;
+  const void* values;
+} mpcf_block;
+
+/** Receives blocks one at a time, from a worker thread of the library (not
+ *  necessarily the same one each time). Returns 0 to go on; any other value
+ *  cancels the computation, which then ends with MPCF_ERROR_CANCELLED. */
+typedef int (*mpcf_block_callback)(const mpcf_block* block, void* user);
+
+/** pdist (p >= 1 or INFINITY) of X handed to `callback` block by block
+ *  instead of being stored: every block has row_begin >= col_begin and
+ *  holds d(X_i, X_j) for all its (i, j) (a block on the diagonal is square
+ *  and holds both triangles and the zero diagonal); the blocks and their
+ *  transposes cover the n x n matrix exactly once. */
+MPCF_API mpcf_status mpcf_pdist_stream_start(const mpcf_pcfs* X, double p,
+                                             mpcf_block_callback callback, void* user,
+                                             const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_pdist_stream(const mpcf_pcfs* X, double p,
+                                       mpcf_block_callback callback, void* user,
+                                       const mpcf_options* options);
+
+/** cdist of X and Y (flat indices) handed to `callback` block by block:
+ *  the blocks cover the count(X) x count(Y) matrix exactly once. */
+MPCF_API mpcf_status mpcf_cdist_stream_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                             mpcf_metric metric, double p,
+                                             mpcf_block_callback callback, void* user,
+                                             const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_cdist_stream(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                       mpcf_metric metric, double p,
+                                       mpcf_block_callback callback, void* user,
+                                       const mpcf_options* options);
+
+/* ------------------------------------------------------------------ */
 /* Single functions and pairs (computed on the calling thread, CPU)      */
 /* ------------------------------------------------------------------ */
 

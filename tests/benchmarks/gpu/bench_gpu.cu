@@ -20,6 +20,14 @@
 // end to end at n = 50000 on the first 1, 2 and 4 GPUs; scale_stages/... the
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
+// Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
+// nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
+// 500000 (m = 128, or m uniform in 10..1000); reduce/route_knn/... the route
+// users take today, in the same run: the full distance matrix (mpcf_pdist,
+// dense) then, per row, a partial sort for the k smallest (one host thread,
+// like numpy.argpartition); reduce/matvec_r{1,16}/... kernel mat-vec (L2
+// kernel) end to end, to compare with ours/l2_kernel/... (the l2_kernel
+// kernels alone).
 // For n = 2000 the outputs of ours, tiled, ring and ref are compared
 // bitwise (the summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
@@ -427,6 +435,144 @@ std::string compare_outputs(const std::vector<double>& a, const std::vector<doub
 }
 
 // Reporter that also keeps the times for the summary table.
+// ---- reductions ----
+
+std::map<std::string, double>& reduce_times() {
+  static std::map<std::string, double> t;  // "knn/f32/n20000/m128" -> seconds
+  return t;
+}
+
+template <typename T>
+void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  std::vector<T> dist(n * k);
+  std::vector<std::int64_t> idx(n * k);
+  for (auto _ : state) {
+    if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  state.counters["merge_steps_per_s"] =
+      benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// Today's route: the dense matrix, then the k smallest of every row.
+template <typename T>
+void bm_route_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  T* D = shared_output<T>(n * n);
+  std::vector<std::int64_t> idx(n * k);
+  std::vector<std::int64_t> order(n);
+  for (auto _ : state) {
+    if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_DENSE, D, n * n, o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const T* row = D + i * n;
+      std::iota(order.begin(), order.end(), 0);
+      auto less = [&](std::int64_t a, std::int64_t b) {
+        return row[a] < row[b] || (row[a] == row[b] && a < b);
+      };
+      std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1),
+                       order.end(), less);
+      std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1), less);
+      std::size_t q = 0;
+      for (std::size_t e = 0; e <= k && q < k; ++e) {
+        if (order[e] != static_cast<std::int64_t>(i)) idx[i * k + q++] = order[e];
+      }
+    }
+    benchmark::DoNotOptimize(idx.data());
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+template <typename T>
+void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  std::vector<T> V(n * r), out(n * r);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : V) v = static_cast<T>(u(rng));
+  for (auto _ : state) {
+    if (mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), r, out.data(),
+                           out.size(), o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+void register_reduce() {
+  auto reg = [](const std::string& name, int iters, auto body) {
+    benchmark::RegisterBenchmark(("reduce/" + name).c_str(), body)
+        ->Iterations(iters)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  };
+  const std::size_t k = 10;
+  for (bool f32 : {true, false}) {
+    const std::string dt = f32 ? "f32" : "f64";
+    const std::string c20 = dt + "/n20000/m128";
+    if (f32) {
+      reg("knn/" + c20, 5, [=](benchmark::State& s) { bm_knn<float>(s, 20000, MMode::Fixed128, k); });
+      reg("route_knn/" + c20, 1,
+          [=](benchmark::State& s) { bm_route_knn<float>(s, 20000, MMode::Fixed128, k); });
+    } else {
+      reg("knn/" + c20, 5, [=](benchmark::State& s) { bm_knn<double>(s, 20000, MMode::Fixed128, k); });
+    }
+    for (std::size_t r : {1, 16}) {
+      const std::string name = "matvec_r" + std::to_string(r) + "/" + c20;
+      if (f32) {
+        reg(name, 3, [=](benchmark::State& s) { bm_matvec<float>(s, 20000, MMode::Fixed128, r); });
+      } else {
+        reg(name, 3, [=](benchmark::State& s) { bm_matvec<double>(s, 20000, MMode::Fixed128, r); });
+      }
+    }
+  }
+  reg("knn/f32/n200000/m128", 1,
+      [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Fixed128, k); });
+  reg("knn/f32/n500000/m10-1000", 1,
+      [=](benchmark::State& s) { bm_knn<float>(s, 500000, MMode::Varying, k); });
+}
+
+void print_reduce() {
+  if (reduce_times().empty()) return;
+  std::printf("\nReductions (end to end, CUDA, k = 10):\n");
+  for (const auto& [name, sec] : reduce_times()) std::printf("  %-32s %10.4f s\n", name.c_str(), sec);
+  auto get = [](const std::string& key) {
+    auto it = reduce_times().find(key);
+    return it == reduce_times().end() ? NAN : it->second;
+  };
+  const double knn = get("knn/f32/n20000/m128"), route = get("route_knn/f32/n20000/m128");
+  if (!std::isnan(knn) && !std::isnan(route)) {
+    std::printf("  knn vs the route (full matrix + partial sort), n = 20000: %.1fx faster\n",
+                route / knn);
+  }
+  for (const char* dt : {"f32", "f64"}) {
+    const std::string c = std::string(dt) + "/n20000/m128";
+    auto it = rows().find("l2_kernel/" + c);
+    if (it == rows().end() || std::isnan(it->second.ours)) continue;
+    for (const char* r : {"1", "16"}) {
+      const double mv = get(std::string("matvec_r") + r + "/" + c);
+      std::printf("  matvec r = %s, %s: %.4f s = %.2fx the l2_kernel kernels (%.4f s)\n", r, dt,
+                  mv, mv / it->second.ours, it->second.ours);
+    }
+  }
+}
+
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -445,7 +591,10 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         continue;
       }
       if (kind == "scale_stages") continue;
-
+      if (kind == "reduce") {
+        reduce_times()[key] = sec;
+        continue;
+      }
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;
@@ -626,11 +775,13 @@ int main(int argc, char** argv) {
     }
   }
   register_all();
+  register_reduce();
   register_scaling();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   print_summary();
+  print_reduce();
   print_scaling();
   benchmark::Shutdown();
   return 0;
