@@ -21,6 +21,7 @@ from ._errors import (
     BufferTooSmallError,
     CancelledError,
     CudaError,
+    CudaFallbackWarning,
     CudaUnavailableError,
     DtypeMismatchError,
     Error,
@@ -56,6 +57,7 @@ for _cls in (
     CudaError,
     CancelledError,
     InternalError,
+    CudaFallbackWarning,
 ):
     _cls.__module__ = __name__
 del _cls
@@ -85,5 +87,6 @@ __all__ = [
     "CudaError",
     "CancelledError",
     "InternalError",
+    "CudaFallbackWarning",
     "__version__",
 ]
