@@ -65,7 +65,15 @@ pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 tools=$work/tools-py$pyver
 if [ ! -x "$tools/bin/python" ]; then
   say "creating the build-tools environment $tools"
-  "$python" -m venv "$tools" || die "$python -m venv failed (Debian: apt-get install python3-venv)"
+  if ! "$python" -m venv "$tools"; then
+    # No ensurepip (Debian and Ubuntu without python3-venv): a venv without
+    # pip, which then installs itself from the pip wheel of the wheel folder.
+    rm -rf "$tools"
+    pip_wheel=$(ls "${MPCF_WHEEL_FIND_LINKS:-/nonexistent}"/pip-*.whl 2>/dev/null | head -n 1 || true)
+    [ -n "$pip_wheel" ] || die "$python -m venv failed (Debian: apt-get install python3-venv)"
+    "$python" -m venv --without-pip "$tools"
+    "$tools/bin/python" "$pip_wheel/pip" install -q --no-index "$pip_wheel"
+  fi
 fi
 pip_src=()
 if [ -n "${MPCF_WHEEL_FIND_LINKS:-}" ]; then

@@ -141,12 +141,14 @@ def main():
 
     venv = os.path.join(work, "venv")
     shutil.rmtree(venv, ignore_errors=True)
-    venv_cmd = [args.venv_python, "-m", "venv", venv]
-    if args.offline:
-        venv_cmd.insert(3, "--system-site-packages")
-    if run(venv_cmd).returncode != 0:
-        print("FAIL: could not create the virtual environment (Debian: apt-get install python3-venv)")
-        return 1
+    venv_cmd = [args.venv_python, "-m", "venv"] + (["--system-site-packages"] if args.offline else [])
+    if run(venv_cmd + [venv]).returncode != 0:
+        # Without ensurepip (no python3-venv), an offline venv still has pip:
+        # the interpreter's own, seen through --system-site-packages.
+        shutil.rmtree(venv, ignore_errors=True)
+        if not args.offline or run(venv_cmd + ["--without-pip", venv]).returncode != 0:
+            print("FAIL: could not create the virtual environment (Debian: apt-get install python3-venv)")
+            return 1
     py = os.path.join(venv, "bin", "python")
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")}
