@@ -150,6 +150,14 @@ def main():
             print("FAIL: could not create the virtual environment (Debian: apt-get install python3-venv)")
             return 1
     py = os.path.join(venv, "bin", "python")
+    if subprocess.run([py, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+        # No pip in the venv nor in the interpreter's site-packages: install it
+        # from the pip wheel of the wheel folder, if there is one.
+        pip_wheels = glob.glob(os.path.join(os.environ.get("MPCF_WHEEL_FIND_LINKS", "/nonexistent"), "pip-*.whl"))
+        if not pip_wheels or run([py, os.path.join(pip_wheels[0], "pip"), "install", "-q", "--no-index",
+                                  pip_wheels[0]]).returncode != 0:
+            print("FAIL: the virtual environment has no pip (and no pip wheel in MPCF_WHEEL_FIND_LINKS)")
+            return 1
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")}
     env["PATH"] = forbidding_path(work)

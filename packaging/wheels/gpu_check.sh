@@ -42,7 +42,7 @@ git -C "$root" log --oneline -1 2>/dev/null || true
 
 step "1. build the CUDA wheel (sm_90)"
 start=$SECONDS
-MPCF_WHEEL_FIND_LINKS=$root/.whl \
+export MPCF_WHEEL_FIND_LINKS=$root/.whl
 MPCF_WHEEL_CUDA_ARCHITECTURES=${MPCF_WHEEL_CUDA_ARCHITECTURES:-90} \
 MPCF_WHEEL_DIR=$work/dist MPCF_WHEEL_BUILD_DIR=$work/build PYTHON=$python \
   bash "$here/build.sh" cuda
