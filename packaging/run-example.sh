@@ -29,8 +29,8 @@ fi
 cuda=$(sed -n 's/^MPCF_WITH_CUDA:BOOL=//p' "$out/CMakeCache.txt")
 if [ "$cuda" = ON ]; then
   archs=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$out/CMakeCache.txt")
-  say "CUDA backend: on (nvcc found; architectures ${archs:-90}); each CUDA file takes a minute or two on 2 cores"
-  say "(MPCF_CMAKE_ARGS=-DMPCF_WITH_CUDA=OFF builds the CPU library only, in well under a minute)"
+  say "CUDA backend: on (nvcc found; architectures ${archs:-90}); the CUDA files take about a minute on 2 cores"
+  say "(MPCF_CMAKE_ARGS=-DMPCF_WITH_CUDA=OFF builds the CPU library only, in about 30 s)"
 else
   say "CUDA backend: off"
 fi
