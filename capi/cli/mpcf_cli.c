@@ -23,8 +23,8 @@
 #ifndef MPCF_EXAMPLE_DATA
 #define MPCF_EXAMPLE_DATA ""
 #endif
-#ifndef MPCF_INSTALLED_EXAMPLE_DATA
-#define MPCF_INSTALLED_EXAMPLE_DATA ""
+#ifndef MPCF_EXAMPLE_DATA_FROM_BINDIR
+#define MPCF_EXAMPLE_DATA_FROM_BINDIR ""
 #endif
 
 /* Exit codes (documented in README.md and --help). */
@@ -1013,6 +1013,22 @@ static int file_exists(const char* path) {
   return path[0] != '\0' && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The installed example dataset, relative to this executable's folder (so
+ * a moved install prefix still finds it); "" when unknown. */
+static const char* installed_example_path(void) {
+  static char path[4096];
+  char exe[4096];
+  if (MPCF_EXAMPLE_DATA_FROM_BINDIR[0] == '\0') return "";
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  char* slash = strrchr(exe, '/');
+  if (slash == NULL) return "";
+  *slash = '\0';
+  const int w = snprintf(path, sizeof path, "%s/%s", exe, MPCF_EXAMPLE_DATA_FROM_BINDIR);
+  return w > 0 && (size_t)w < sizeof path ? path : "";
+}
+
 /* The example dataset: $MPCF_EXAMPLE_DATA, else the installed copy, else
  * the copy in the source tree. */
 static const char* example_path(void) {
@@ -1024,12 +1040,13 @@ static const char* example_path(void) {
     }
     return env;
   }
-  if (file_exists(MPCF_INSTALLED_EXAMPLE_DATA)) return MPCF_INSTALLED_EXAMPLE_DATA;
+  const char* installed = installed_example_path();
+  if (file_exists(installed)) return installed;
   if (file_exists(MPCF_EXAMPLE_DATA)) return MPCF_EXAMPLE_DATA;
   error_message(
       "the example dataset was not found (looked for '%s' and '%s'); give an input FILE or set "
       "MPCF_EXAMPLE_DATA",
-      MPCF_INSTALLED_EXAMPLE_DATA, MPCF_EXAMPLE_DATA);
+      installed, MPCF_EXAMPLE_DATA);
   return NULL;
 }
 

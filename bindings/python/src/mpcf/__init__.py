@@ -21,6 +21,7 @@ from ._errors import (
     BufferTooSmallError,
     CancelledError,
     CudaError,
+    CudaFallbackWarning,
     CudaUnavailableError,
     DtypeMismatchError,
     Error,
@@ -57,6 +58,7 @@ for _cls in (
     CudaError,
     CancelledError,
     InternalError,
+    CudaFallbackWarning,
 ):
     _cls.__module__ = __name__
 del _cls
@@ -101,5 +103,6 @@ __all__ = [
     "CudaError",
     "CancelledError",
     "InternalError",
+    "CudaFallbackWarning",
     "__version__",
 ]
