@@ -111,6 +111,39 @@ struct SymmetricIntegrand<OperationLinfDist<T>> : std::true_type {};
 template <typename T>
 struct SymmetricIntegrand<OperationL2InnerProduct<T>> : std::true_type {};
 
+// The float32 inner product accumulated in float32. The GPU kernels run it
+// first (float arithmetic is much faster than double there) and compute a
+// pair again with OperationL2InnerProduct<float> (accumulated in double)
+// when its float result is not finite: an overflow of a product or of the
+// sum, or a true infinity. A finite float result had no overflow anywhere
+// (an overflowed term makes the sum +-inf or NaN for ever after), so every
+// finite inner product is the float sum of the exact-or-rounded terms, and
+// finite input never gives NaN.
+template <typename T>
+struct L2InnerProductFloatAcc {
+  MPCF_HD T init() const { return T(0); }
+  MPCF_HD T integrand(T fv, T gv) const { return fv * gv; }
+  MPCF_HD T fold(T acc, T width, T x) const { return mpcf::detail::fold_sum(acc, width, x); }
+  MPCF_HD T finalize(T acc) const { return acc; }
+};
+
+// The operation the GPU tries first for Op, when there is one
+// (FloatFirst<Op>::value).
+template <typename Op>
+struct FloatFirst : std::false_type {};
+template <>
+struct FloatFirst<OperationL2InnerProduct<float>> : std::true_type {
+  using type = L2InnerProductFloatAcc<float>;
+};
+template <typename T>
+struct UncheckedSumFold<L2InnerProductFloatAcc<T>> : std::true_type {
+  // Any finite value: an overflow makes the result non-finite, and the pair
+  // is then computed again in double.
+  static T max_abs_value() { return std::numeric_limits<T>::max(); }
+};
+template <typename T>
+struct SymmetricIntegrand<L2InnerProductFloatAcc<T>> : std::true_type {};
+
 template <typename T>
 MPCF_HD T max_abs_time() {
   return std::numeric_limits<T>::max() / 4;
