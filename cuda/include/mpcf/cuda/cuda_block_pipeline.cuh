@@ -292,7 +292,9 @@ class CudaBlockPipeline {
       const int slot = overlapBlocks_ ? s : 0;
       const cudaStream_t compute = ctx.compute_stream(slot);
       started[s].record(compute);
-      MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
+      if (stage.needs_zeroed_block()) {
+        MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
+      }
       op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot);
       Chunked next;
       next.block = &block;

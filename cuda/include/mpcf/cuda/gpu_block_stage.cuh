@@ -58,6 +58,10 @@ class GpuBlockStage {
 
   virtual ~GpuBlockStage() = default;
   virtual BlockOrder order() const = 0;
+  // Whether the block must be zeroed before its kernels: the pairs the
+  // kernels skip are read as zeros (the writer checks them, the stream
+  // hands them out); the reductions test pair_kept themselves.
+  virtual bool needs_zeroed_block() const { return true; }
   // The longest line any block's download has.
   virtual std::size_t max_line_bytes(const BlockScheduler& scheduler) const = 0;
   virtual std::unique_ptr<DeviceState> init_device(GpuContext& ctx,
@@ -71,6 +75,26 @@ class GpuBlockStage {
 };
 
 namespace detail {
+// The column kernels give one thread a segment of a block column (a
+// dependent chain of work): segments are short enough that a block has
+// about kColumnThreads threads, and at least kMinSegmentRows long.
+constexpr std::size_t kColumnThreads = 131072;
+constexpr std::size_t kMinSegmentRows = 64;
+inline std::size_t segment_rows(std::size_t nRows, std::size_t nCols) {
+  const std::size_t wanted = std::max<std::size_t>(1, (kColumnThreads + nCols - 1) / std::max<std::size_t>(nCols, 1));
+  return std::max(kMinSegmentRows, (nRows + wanted - 1) / wanted);
+}
+inline std::size_t segments(std::size_t nRows, std::size_t nCols) {
+  const std::size_t rows = segment_rows(nRows, nCols);
+  return (nRows + rows - 1) / rows;
+}
+// Segment-columns (segments x columns) of any block up to maxRows x maxCols:
+// at most (wanted + 1) x cols <= kColumnThreads + 2 maxCols.
+inline std::size_t max_segment_columns(std::size_t maxRows, std::size_t maxCols) {
+  const std::size_t bySegments = ((maxRows + kMinSegmentRows - 1) / kMinSegmentRows) * maxCols;
+  return std::min(bySegments, kColumnThreads + 2 * maxCols);
+}
+
 inline unsigned grid_for(std::uint64_t threads, unsigned perBlock) {
   const std::uint64_t g = (threads + perBlock - 1) / perBlock;
   if (g > 0x7fffffffull) throw InvalidArgument("a block is too large for one kernel launch");
@@ -156,6 +180,7 @@ class KnnStage final : public GpuBlockStage<T> {
   }
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
+  bool needs_zeroed_block() const override { return false; }
   std::size_t max_line_bytes(const BlockScheduler&) const override {
     return listK_ * sizeof(KnnEntry<T>);
   }
@@ -167,12 +192,10 @@ class KnnStage final : public GpuBlockStage<T> {
   std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler& s) override {
     auto st = std::make_unique<State>();
     const std::size_t lines = s.max_block_rows() + (plane_.symmetric() ? s.max_block_cols() : 0);
-    const std::size_t segs = segments(s.max_block_rows());
+    const std::size_t segCols = detail::max_segment_columns(s.max_block_rows(), s.max_block_cols());
     for (int k = 0; k < 2; ++k) {
       st->out[k] = ctx.allocate<KnnEntry<T>>(lines * listK_);
-      if (plane_.symmetric()) {
-        st->scratch[k] = ctx.allocate<KnnEntry<T>>(segs * s.max_block_cols() * listK_);
-      }
+      if (plane_.symmetric()) st->scratch[k] = ctx.allocate<KnnEntry<T>>(segCols * listK_);
     }
     return st;
   }
@@ -218,9 +241,6 @@ class KnnStage final : public GpuBlockStage<T> {
   }
 
  private:
-  static std::size_t segments(std::size_t rows) { return (rows + kSegmentRows - 1) / kSegmentRows; }
-  static constexpr std::size_t kSegmentRows = 512;
-
   template <int K>
   void launch(State& st, const T* block, std::uint32_t nr, std::uint32_t nc, std::int64_t shift,
               cudaStream_t stream, int slot) {
@@ -228,11 +248,11 @@ class KnnStage final : public GpuBlockStage<T> {
         block, nr, nc, shift, plane_.skip, st.out[slot].data());
     MPCF_CUDA_CHECK_LAUNCH();
     if (!plane_.symmetric()) return;
-    const auto segs = static_cast<std::uint32_t>(segments(nr));
+    const auto segs = static_cast<std::uint32_t>(detail::segments(nr, nc));
     const dim3 grid(detail::grid_for(nc, 256), segs);
-    knn_cols_kernel<T, K><<<grid, 256, 0, stream>>>(block, nr, nc, shift, plane_.skip,
-                                                    static_cast<std::uint32_t>(kSegmentRows),
-                                                    st.scratch[slot].data());
+    knn_cols_kernel<T, K><<<grid, 256, 0, stream>>>(
+        block, nr, nc, shift, plane_.skip, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)),
+        st.scratch[slot].data());
     MPCF_CUDA_CHECK_LAUNCH();
     knn_cols_merge_kernel<T, K><<<detail::grid_for(nc, 256), 256, 0, stream>>>(
         st.scratch[slot].data(), nc, segs, st.out[slot].data() + std::uint64_t(nr) * K);
@@ -255,6 +275,7 @@ class MatvecStage final : public GpuBlockStage<T> {
       : consumer_(consumer), plane_(plane), nVRows_(nVRows) {}
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
+  bool needs_zeroed_block() const override { return false; }
   std::size_t max_line_bytes(const BlockScheduler&) const override { return line().bytes(); }
 
   struct State final : DeviceState {
@@ -278,8 +299,8 @@ class MatvecStage final : public GpuBlockStage<T> {
     for (int k = 0; k < 2; ++k) {
       st->out[k] = ctx.allocate<unsigned char>(lines * line().bytes());
       if (plane_.symmetric()) {
-        st->scratch[k] = ctx.allocate<unsigned char>(segments(s.max_block_rows()) *
-                                                     s.max_block_cols() * line().bytes());
+        st->scratch[k] = ctx.allocate<unsigned char>(
+            detail::max_segment_columns(s.max_block_rows(), s.max_block_cols()) * line().bytes());
       }
     }
     return st;
@@ -307,11 +328,11 @@ class MatvecStage final : public GpuBlockStage<T> {
         deviceBlock, nr, nc, a, st.out[slot].data());
     MPCF_CUDA_CHECK_LAUNCH();
     if (plane_.symmetric()) {
-      const auto segs = static_cast<std::uint32_t>(segments(nr));
+      const auto segs = static_cast<std::uint32_t>(detail::segments(nr, nc));
       const dim3 grid(detail::grid_for(nc, 256), segs);
-      matvec_cols_kernel<T><<<grid, 256, 0, stream>>>(deviceBlock, nr, nc, a,
-                                                      static_cast<std::uint32_t>(kSegmentRows),
-                                                      st.scratch[slot].data());
+      matvec_cols_kernel<T><<<grid, 256, 0, stream>>>(
+          deviceBlock, nr, nc, a, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)),
+          st.scratch[slot].data());
       MPCF_CUDA_CHECK_LAUNCH();
       matvec_cols_merge_kernel<T><<<detail::grid_for(std::uint64_t(nc) * a.r, 256), 256, 0, stream>>>(
           st.scratch[slot].data(), nc, segs, a.r, st.out[slot].data() + std::uint64_t(nr) * line().bytes());
@@ -338,8 +359,6 @@ class MatvecStage final : public GpuBlockStage<T> {
   }
 
  private:
-  static constexpr std::size_t kSegmentRows = 512;
-  static std::size_t segments(std::size_t rows) { return (rows + kSegmentRows - 1) / kSegmentRows; }
   MatvecLine line() const { return MatvecLine{static_cast<std::uint32_t>(consumer_.r())}; }
 
   MatvecConsumer<T>& consumer_;
