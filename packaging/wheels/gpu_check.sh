@@ -16,7 +16,7 @@
 #   3. times mpcf.pdist from the installed wheel (n = 20,000, m = 128,
 #      float32; packaging/wheels/time_pdist.py) and, when BUILD_DIR is given,
 #      the C benchmark of the same case in the same run
-#      (bench_gpu --benchmark_filter='^e2e/pdist_L1/f32/n20000/m128$'; built
+#      (bench_gpu --benchmark_filter='^e2e/pdist_L1/f32/n20000/m128/'; built
 #      in BUILD_DIR first when it is not there).
 # Everything is logged to $MPCF_GPU_CHECK_DIR/gpu_check.log (default
 # build-gpu-check/). Exit status: non-zero when any step fails.
@@ -72,6 +72,6 @@ if [ -n "$bench_dir" ]; then
       -DPython3_EXECUTABLE="$(command -v "$python")"
     cmake --build "$bench_dir" --target bench_gpu
   fi
-  "$bench" --benchmark_filter='^e2e/pdist_L1/f32/n20000/m128$' --benchmark_counters_tabular=true
+  "$bench" --benchmark_filter='^e2e/pdist_L1/f32/n20000/m128/' --benchmark_counters_tabular=true
 fi
 step "done: the wheel $(basename "$wheel") passed; log in $work/gpu_check.log"

@@ -46,6 +46,8 @@
 #include <tuple>
 #include <vector>
 
+#include "mpcf/core/kernel_matvec.hpp"
+#include "mpcf/core/knn.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/result_writers.hpp"
@@ -437,6 +439,11 @@ std::string compare_outputs(const std::vector<double>& a, const std::vector<doub
 // Reporter that also keeps the times for the summary table.
 // ---- reductions ----
 
+std::vector<std::string>& reduce_stage_lines() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+
 std::map<std::string, double>& reduce_times() {
   static std::map<std::string, double> t;  // "knn/f32/n20000/m128" -> seconds
   return t;
@@ -449,6 +456,10 @@ void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
   mpcf_options* o = cuda_options({});
   std::vector<T> dist(n * k);
   std::vector<std::int64_t> idx(n * k);
+  // One call outside the timing: the first call loads the kernels.
+  if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
+    state.SkipWithError(mpcf_last_error_message());
+  }
   for (auto _ : state) {
     if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
       state.SkipWithError(mpcf_last_error_message());
@@ -504,6 +515,10 @@ void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   for (auto& v : V) v = static_cast<T>(u(rng));
+  if (mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), r, out.data(),
+                         out.size(), o) != MPCF_OK) {
+    state.SkipWithError(mpcf_last_error_message());
+  }
   for (auto _ : state) {
     if (mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), r, out.data(),
                            out.size(), o) != MPCF_OK) {
@@ -513,6 +528,53 @@ void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
   }
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
+}
+
+// The kNN and mat-vec tasks alone, with the pipeline's stage timings (as
+// stages/...): where the time of a reduction goes.
+template <typename T>
+void bm_reduce_stages(benchmark::State& state, bool matvec, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  std::vector<std::uint64_t> offs(in.offsets);
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  mpcf::cuda::CudaExecutionConfig cfg;
+  cfg.devices = {0};
+  const std::size_t k = 10, r = 1;
+  std::vector<T> dist(n * k), V(n * r, T(0.5)), out(n * r);
+  std::vector<std::int64_t> idx(n * k);
+  std::vector<mpcf::FunctionNorms> norms(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    norms[i] = mpcf::function_norms(coll->data().data_of(i), coll->data().size_of(i),
+                                    -INFINITY, INFINITY);
+  }
+  mpcf::cuda::PipelineStats st;
+  for (auto _ : state) {
+    mpcf::PairRequest<T> request;
+    request.x = request.y = coll;
+    request.symmetric = true;
+    mpcf::TaskControl control;
+    if (matvec) {
+      request.op = mpcf::OperationSpec::l2_kernel();
+      request.consumer = std::make_shared<mpcf::MatvecConsumer<T>>(
+          mpcf::KernelSpec{}, V.data(), r, out.data(), n, n, norms, norms);
+      auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL2InnerProduct<T>{},
+                                               cfg.devices, cfg);
+      task->run(control);
+      st = task->stats();
+    } else {
+      request.op = mpcf::OperationSpec::distance(1.0);
+      request.consumer = std::make_shared<mpcf::KnnConsumer<T>>(dist.data(), idx.data(), n, k);
+      auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL1Dist<T>{}, cfg.devices,
+                                               cfg);
+      task->run(control);
+      st = task->stats();
+    }
+  }
+  char head[160];
+  std::snprintf(head, sizeof head, "%s %s n=%zu", matvec ? "matvec_r1" : "knn_k10",
+                sizeof(T) == 4 ? "f32" : "f64", n);
+  reduce_stage_lines().push_back(std::string(head) + ": " + stage_line(st));
 }
 
 void register_reduce() {
@@ -542,6 +604,10 @@ void register_reduce() {
       }
     }
   }
+  reg("stages_knn/f32/n20000/m128", 2,
+      [=](benchmark::State& s) { bm_reduce_stages<float>(s, false, 20000, MMode::Fixed128); });
+  reg("stages_matvec/f32/n20000/m128", 2,
+      [=](benchmark::State& s) { bm_reduce_stages<float>(s, true, 20000, MMode::Fixed128); });
   reg("knn/f32/n200000/m128", 1,
       [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Fixed128, k); });
   reg("knn/f32/n500000/m10-1000", 1,
@@ -550,6 +616,7 @@ void register_reduce() {
 
 void print_reduce() {
   if (reduce_times().empty()) return;
+  for (const auto& l : reduce_stage_lines()) std::printf("%s\n", l.c_str());
   std::printf("\nReductions (end to end, CUDA, k = 10):\n");
   for (const auto& [name, sec] : reduce_times()) std::printf("  %-32s %10.4f s\n", name.c_str(), sec);
   auto get = [](const std::string& key) {
