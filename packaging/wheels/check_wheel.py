@@ -159,12 +159,16 @@ def main():
             print("FAIL: the virtual environment has no pip (and no pip wheel in MPCF_WHEEL_FIND_LINKS)")
             return 1
 
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")}
+    # Offline (the GPU machine), NumPy, SciPy and pytest are the machine's
+    # own, which its Python may find through PYTHONPATH: keep that, and let
+    # pip install the wheel alone (--no-deps; the tests import NumPy anyway).
+    dropped = ("PYTHONHOME", "LD_LIBRARY_PATH") if args.offline else ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["PATH"] = forbidding_path(work)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "--only-binary=:all:"]
     if args.offline:
-        pip += ["--no-index", wheel]
+        pip += ["--no-index", "--no-deps", wheel]
     else:
         pip += [wheel + "[test,progress]"]  # the wheel's extras: SciPy, pytest, tqdm
     if run(pip, env=env).returncode != 0:
