@@ -4,6 +4,7 @@
 // exact-sum partials), the block streams (diagonal blocks completed on the
 // device); the same bits for any block shape and GPU stream overlap.
 #include <algorithm>
+#include <cstdlib>
 #include <tuple>
 
 #include "gpu_test_support.hpp"
@@ -317,5 +318,8 @@ int main(int, char** argv) {
       cmocka_unit_test(test_streams_gpu),
       cmocka_unit_test(test_float32_inner_products_on_the_gpu),
   };
+  // MPCF_TEST_FILTER: run only the matching tests (e.g. under racecheck,
+  // which is slow).
+  if (const char* f = std::getenv("MPCF_TEST_FILTER")) cmocka_set_test_filter(f);
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -340,16 +341,17 @@ std::map<std::string, std::vector<std::string>>& device_stage_lines() {
 }
 
 std::string stage_line(const mpcf::cuda::PipelineStats& st) {
-  char line[320];
+  char line[400];
   std::snprintf(line, sizeof line,
                 "upload %.4f, setup %.4f (context %.4f, storage %.4f, buffers %.4f, chunks "
                 "%.4f), first "
                 "block at %.4f, "
                 "enqueue %.4f, wait %.4f, scatter %.4f; GPU per block %.4f; %llu blocks; done at "
-                "%.4f",
+                "%.4f; plan %.4f, run %.4f, teardown %.4f",
                 st.upload, st.setup, st.context, st.storage, st.buffers, st.chunks,
                 st.first_block, st.enqueue, st.wait,
-                st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish);
+                st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish,
+                st.plan, st.total, st.teardown);
   return line;
 }
 
@@ -549,7 +551,9 @@ void bm_reduce_stages(benchmark::State& state, bool matvec, std::size_t n, MMode
                                     -INFINITY, INFINITY);
   }
   mpcf::cuda::PipelineStats st;
+  double makeTime = 0, runTime = 0, iterTime = 0;
   for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
     mpcf::PairRequest<T> request;
     request.x = request.y = coll;
     request.symmetric = true;
@@ -560,21 +564,31 @@ void bm_reduce_stages(benchmark::State& state, bool matvec, std::size_t n, MMode
           mpcf::KernelSpec{}, V.data(), r, out.data(), n, n, norms, norms);
       auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL2InnerProduct<T>{},
                                                cfg.devices, cfg);
+      const auto t1 = std::chrono::steady_clock::now();
       task->run(control);
       st = task->stats();
+      makeTime = std::chrono::duration<double>(t1 - t0).count();
+      runTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     } else {
       request.op = mpcf::OperationSpec::distance(1.0);
       request.consumer = std::make_shared<mpcf::KnnConsumer<T>>(dist.data(), idx.data(), n, k);
       auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL1Dist<T>{}, cfg.devices,
                                                cfg);
+      const auto t1 = std::chrono::steady_clock::now();
       task->run(control);
       st = task->stats();
+      makeTime = std::chrono::duration<double>(t1 - t0).count();
+      runTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     }
+    iterTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   char head[160];
   std::snprintf(head, sizeof head, "%s %s n=%zu", matvec ? "matvec_r1" : "knn_k10",
                 sizeof(T) == 4 ? "f32" : "f64", n);
-  reduce_stage_lines().push_back(std::string(head) + ": " + stage_line(st));
+  char outer[120];
+  std::snprintf(outer, sizeof outer, "; task made in %.4f, run() %.4f, with its end %.4f", makeTime,
+                runTime, iterTime);
+  reduce_stage_lines().push_back(std::string(head) + ": " + stage_line(st) + outer);
 }
 
 void register_reduce() {

@@ -86,9 +86,23 @@ MPCF_HD double exact_sum_mul(double a, double b) {
 #endif
 }
 
-// Adds term x to the three level sums acc[0..2] (M1 = m1, M2 = m1 * ratio,
-// M3 = m1 * ratio^2), or sets its flag.
-MPCF_HD void exact_sum_add(double x, double m1, double ratio, double* acc, std::uint32_t& flags) {
+// The grids of one sum, computed once: M1 = m1, M2 = m1 * ratio, M3 =
+// M2 * ratio (exact: powers of two), and the largest |term| they take,
+// 2^(k1 - 1) = M1 / 3 (exact).
+struct ExactSumLevels {
+  double m1, m2, m3, limit;
+  MPCF_HD static ExactSumLevels of(double m1, double ratio) {
+    ExactSumLevels l;
+    l.m1 = m1;
+    l.m2 = m1 * ratio;
+    l.m3 = l.m2 * ratio;
+    l.limit = m1 / 3.0;
+    return l;
+  }
+};
+
+// Adds term x to the three level sums acc[0..2], or sets its flag.
+MPCF_HD void exact_sum_add(double x, const ExactSumLevels& g, double* acc, std::uint32_t& flags) {
 #if defined(__CUDA_ARCH__)
   const bool finite = ::isfinite(x);
 #else
@@ -98,18 +112,15 @@ MPCF_HD void exact_sum_add(double x, double m1, double ratio, double* acc, std::
     flags |= x != x ? ExactSum::kNaN : (x > 0 ? ExactSum::kPosInf : ExactSum::kNegInf);
     return;
   }
-  const double limit = m1 / 3.0;  // 2^(k1 - 1), exactly
-  if (x >= limit || -x >= limit) {
+  if (x >= g.limit || -x >= g.limit) {
     flags |= ExactSum::kOutOfRange;
     return;
   }
-  const double m2 = m1 * ratio;
-  const double m3 = m2 * ratio;
-  const double q1 = exact_sum_round(m1, x);
+  const double q1 = exact_sum_round(g.m1, x);
   const double r1 = x - q1;
-  const double q2 = exact_sum_round(m2, r1);
+  const double q2 = exact_sum_round(g.m2, r1);
   const double r2 = r1 - q2;
-  const double q3 = exact_sum_round(m3, r2);
+  const double q3 = exact_sum_round(g.m3, r2);
   acc[0] += q1;
   acc[1] += q2;
   acc[2] += q3;

@@ -171,29 +171,36 @@ class MatvecConsumer final : public BlockConsumer<T> {
     const std::size_t L = ExactSum::kLevels;
     thread_local std::vector<double> rowAcc, colAcc;
     thread_local std::vector<std::uint32_t> rowFlags, colFlags;
+    thread_local std::vector<ExactSumLevels> rowGrid, colGrid;
     rowAcc.assign(r_ * L, 0.0);
     rowFlags.assign(r_, 0u);
+    rowGrid.resize(r_);
     if (symmetric_) {
       colAcc.assign(b.n_cols() * r_ * L, 0.0);
       colFlags.assign(b.n_cols() * r_, 0u);
+      colGrid.resize(b.n_cols() * r_);
+      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
+        for (std::size_t c = 0; c < r_; ++c) colGrid[cc * r_ + c] = levels(b.cols.first + cc, c);
+      }
     }
     for (std::size_t rr = 0; rr < b.n_rows(); ++rr) {
       const std::size_t i = b.rows.first + rr;
       std::fill(rowAcc.begin(), rowAcc.end(), 0.0);
       std::fill(rowFlags.begin(), rowFlags.end(), 0u);
+      for (std::size_t c = 0; c < r_; ++c) rowGrid[c] = levels(i, c);
       for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
         const std::size_t j = b.cols.first + cc;
         if (!pair_kept(i, j, skip_)) continue;
         const double K =
             kernel_value(spec_.kind, static_cast<double>(piece.at(rr, cc)), spec_.scale);
         for (std::size_t c = 0; c < r_; ++c) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[j * r_ + c])), grid(i, c),
-                        ratio_, &rowAcc[c * L], rowFlags[c]);
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[j * r_ + c])), rowGrid[c],
+                        &rowAcc[c * L], rowFlags[c]);
         }
         if (symmetric_ && i != j) {
           for (std::size_t c = 0; c < r_; ++c) {
-            exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[i * r_ + c])), grid(j, c),
-                          ratio_, &colAcc[(cc * r_ + c) * L], colFlags[cc * r_ + c]);
+            exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[i * r_ + c])),
+                          colGrid[cc * r_ + c], &colAcc[(cc * r_ + c) * L], colFlags[cc * r_ + c]);
           }
         }
       }
@@ -222,7 +229,7 @@ class MatvecConsumer final : public BlockConsumer<T> {
     if (symmetric_ && !pair_kept(std::int64_t(0), skip_)) {
       for (std::size_t i = 0; i < nRows_; ++i) {
         for (std::size_t c = 0; c < r_; ++c) {
-          exact_sum_add(static_cast<double>(V_[i * r_ + c]), grid(i, c), ratio_,
+          exact_sum_add(static_cast<double>(V_[i * r_ + c]), levels(i, c),
                         &sums_[(i * r_ + c) * L], flags_[i * r_ + c]);
         }
       }
@@ -247,6 +254,9 @@ class MatvecConsumer final : public BlockConsumer<T> {
 
   double grid(std::size_t i, std::size_t c) const {
     return grids_per_row() ? grids_[i * r_ + c] : grids_[c];
+  }
+  ExactSumLevels levels(std::size_t i, std::size_t c) const {
+    return ExactSumLevels::of(grid(i, c), ratio_);
   }
 
   void set_grid(double& m1, double bound, std::uint64_t terms, std::size_t i, std::size_t c) {

@@ -107,6 +107,8 @@ class KnnConsumer final : public BlockConsumer<T> {
     std::lock_guard<std::mutex> lock(locks_[i % kLockStripes]);
     T* d = distances_ + i * k_;
     std::int64_t* x = indices_ + i * k_;
+    // Most candidate lists of a long run hold nothing below the current k-th.
+    if (count == 0 || !neighbour_less(sorted[0], Neighbour<T>{d[k_ - 1], x[k_ - 1]})) return;
     // Merge the current list (sorted, length k) and the candidates into the
     // k smallest; `merged` is per thread, reused.
     thread_local std::vector<Neighbour<T>> merged;

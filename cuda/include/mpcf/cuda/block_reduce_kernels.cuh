@@ -1,16 +1,17 @@
-// Kernels that turn a computed block (row-major values in device memory,
-// zero where pair_kept rejects a pair) into what the host needs, so only
-// O(rows * k) or O(rows * r) numbers travel (DESIGN §8):
+// Kernels that fold a computed block (row-major values in device memory)
+// into device-resident results, so only O(n k) or O(n r) numbers travel,
+// once, at the end:
 //
 //  * mirror_diagonal_kernel: completes a square block on the diagonal of the
 //    symmetric plane (the block stream hands out true rectangles);
-//  * knn_rows_kernel / knn_cols_kernel + knn_cols_merge_kernel: the K
-//    smallest (distance, index) of every block row and (symmetric plane)
-//    every block column, ascending, in the total order of KnnConsumer;
-//  * matvec_rows_kernel / matvec_cols_kernel + matvec_cols_merge_kernel:
-//    the exact-sum partials (exact_sum.hpp) of y_i = sum_j K_ij V_j over the
-//    block's columns for every block row and (symmetric plane) of
-//    y_j = sum_i K_ij V_i for every block column.
+//  * knn_rows_kernel / knn_cols_kernel + knn_cols_merge_kernel: every
+//    block row's and (symmetric plane) every block column's kept values
+//    merged into device-resident lists of the K smallest (distance, index),
+//    ascending, in the total order of KnnConsumer;
+//  * matvec_rows_kernel / matvec_cols_kernel: the exact-sum partials
+//    (exact_sum.hpp) of y_i = sum_j K_ij V_j over the block's columns for
+//    every block row and (symmetric plane) of y_j = sum_i K_ij V_i for every
+//    block column, added into device-resident sums.
 //
 // Every pair test is core's pair_kept on the global i - j, i.e.
 // r - c + (rows.first - cols.first).
@@ -19,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/exact_sum.hpp"
@@ -53,73 +55,105 @@ constexpr std::uint32_t kEmptyIndex = 0xffffffffu;
 
 namespace detail {
 
-// A value's bits in an unsigned order that matches the numeric order (and
-// puts positive NaN after +inf).
-__device__ __forceinline__ std::uint64_t ordered_key(float v) {
+// The key of a value: its bits in an unsigned order that matches the
+// numeric order, every NaN equal and after +inf (KnnConsumer's order), and
+// all-ones left for "no entry".
+template <typename T>
+using KnnKey = std::conditional_t<sizeof(T) == 4, std::uint32_t, unsigned long long>;
+
+__device__ __forceinline__ std::uint32_t ordered_key(float v) {
+  if (v != v) return 0xfffffffeu;
   std::uint32_t u = __float_as_uint(v);
-  u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-  return u;
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
-__device__ __forceinline__ std::uint64_t ordered_key(double v) {
-  std::uint64_t u = static_cast<std::uint64_t>(__double_as_longlong(v));
+__device__ __forceinline__ unsigned long long ordered_key(double v) {
+  if (v != v) return 0xfffffffffffffffeull;
+  const auto u = static_cast<unsigned long long>(__double_as_longlong(v));
   return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
 }
 template <typename T>
-__device__ __forceinline__ T value_of_key(std::uint64_t key) {
+__device__ __forceinline__ T value_of_key(KnnKey<T> key) {
   if constexpr (sizeof(T) == 4) {
-    std::uint32_t u = static_cast<std::uint32_t>(key);
-    u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    const std::uint32_t u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
     return __uint_as_float(u);
   } else {
-    const std::uint64_t u = (key & 0x8000000000000000ull) ? (key & 0x7fffffffffffffffull) : ~key;
+    const unsigned long long u =
+        (key & 0x8000000000000000ull) ? (key & 0x7fffffffffffffffull) : ~key;
     return __longlong_as_double(static_cast<long long>(u));
   }
 }
+template <typename T>
+constexpr KnnKey<T> kEmptyKey = ~KnnKey<T>(0);
 
-constexpr std::uint64_t kEmptyKey = ~std::uint64_t(0);
-
-__device__ __forceinline__ bool key_less(std::uint64_t ka, std::uint32_t ia, std::uint64_t kb,
-                                         std::uint32_t ib) {
+template <typename Key>
+__device__ __forceinline__ bool key_less(Key ka, std::uint32_t ia, Key kb, std::uint32_t ib) {
   return ka < kb || (ka == kb && ia < ib);
 }
 
-// A sorted list of the K smallest (key, index) seen, in registers.
-template <int K>
-struct TopK {
-  std::uint64_t key[K];
-  std::uint32_t idx[K];
-  __device__ __forceinline__ void clear() {
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-      key[m] = kEmptyKey;
-      idx[m] = kEmptyIndex;
-    }
+// The K (<= 32) smallest (key, index) pairs offered so far, spread over a
+// warp: lane l < K holds the l-th smallest (ascending; empty entries, index
+// kEmptyIndex, last). Every lane of the warp calls every member.
+//
+// offer() takes one candidate per lane (or none): a ballot keeps those
+// below the current K-th entry, and each of those is inserted in turn at the
+// position a second ballot counts, the entries after it moving up one lane.
+// After the first few rounds almost no candidate passes the K-th entry, so
+// a round costs a load, a compare and a ballot per lane.
+template <typename T>
+struct WarpTopK {
+  using Key = KnnKey<T>;
+  Key key;
+  std::uint32_t idx;
+  std::uint32_t lane;
+  int K;
+
+  __device__ __forceinline__ void clear(int k) {
+    K = k;
+    lane = threadIdx.x % 32;
+    key = kEmptyKey<T>;
+    idx = kEmptyIndex;
   }
-  __device__ __forceinline__ void insert(std::uint64_t k, std::uint32_t i) {
-    if (!key_less(k, i, key[K - 1], idx[K - 1])) return;
-#pragma unroll
-    for (int m = K - 1; m > 0; --m) {
-      if (key_less(k, i, key[m - 1], idx[m - 1])) {
-        key[m] = key[m - 1];
-        idx[m] = idx[m - 1];
-      } else if (key_less(k, i, key[m], idx[m])) {
-        key[m] = k;
-        idx[m] = i;
+  __device__ __forceinline__ void offer(Key k, std::uint32_t i, bool valid) {
+    const Key lastK = __shfl_sync(0xffffffffu, key, K - 1);
+    const std::uint32_t lastI = __shfl_sync(0xffffffffu, idx, K - 1);
+    unsigned want = __ballot_sync(0xffffffffu, valid && key_less(k, i, lastK, lastI));
+    while (want) {
+      const int src = __ffs(want) - 1;
+      want &= want - 1;
+      const Key ck = __shfl_sync(0xffffffffu, k, src);
+      const std::uint32_t ci = __shfl_sync(0xffffffffu, i, src);
+      const unsigned below =
+          __ballot_sync(0xffffffffu, static_cast<int>(lane) < K && key_less(key, idx, ck, ci));
+      const int pos = __popc(below);  // the entries below the candidate: lanes [0, pos)
+      const Key upK = __shfl_up_sync(0xffffffffu, key, 1);
+      const std::uint32_t upI = __shfl_up_sync(0xffffffffu, idx, 1);
+      if (pos >= K) continue;  // (uniform) no longer among the K smallest
+      if (static_cast<int>(lane) > pos) {
+        key = upK;
+        idx = upI;
+      } else if (static_cast<int>(lane) == pos) {
+        key = ck;
+        idx = ci;
       }
     }
-    if (key_less(k, i, key[0], idx[0])) {
-      key[0] = k;
-      idx[0] = i;
+  }
+  // Starts from the list at src (K entries, as write() leaves them).
+  __device__ __forceinline__ void load(int k, const KnnEntry<T>* src) {
+    clear(k);
+    if (static_cast<int>(lane) < K) {
+      const KnnEntry<T> e = src[lane];
+      idx = e.index;
+      key = e.index == kEmptyIndex ? kEmptyKey<T> : ordered_key(e.value);
     }
   }
-  __device__ __forceinline__ void pop_front() {
-#pragma unroll
-    for (int m = 0; m + 1 < K; ++m) {
-      key[m] = key[m + 1];
-      idx[m] = idx[m + 1];
+  // Lanes l < K write entry l to dst[l].
+  __device__ __forceinline__ void write(KnnEntry<T>* dst) const {
+    if (static_cast<int>(lane) < K) {
+      KnnEntry<T> e;
+      e.value = idx == kEmptyIndex ? T(0) : value_of_key<T>(key);
+      e.index = idx;
+      dst[lane] = e;
     }
-    key[K - 1] = kEmptyKey;
-    idx[K - 1] = kEmptyIndex;
   }
 };
 
@@ -130,120 +164,103 @@ __device__ __forceinline__ bool kept_in_block(std::uint32_t r, std::uint32_t c,
 
 }  // namespace detail
 
-// One warp per block row: the K smallest kept values of the row with their
-// column, ascending, to out[row * K ...] (empty entries at the end).
-template <typename T, int K>
+// The kNN lists live on the device, one per owner (a row of the plane, and
+// on the symmetric plane every function), K entries each with the owner's
+// neighbours as global indices: every block merges into them, and they are
+// downloaded once at the end. Blocks of two compute streams merge in turn
+// (KnnStage orders them with an event), so a list has one writer at a time.
+
+// One warp per block row: the row's kept values merged into the list of
+// owner rowBase + row (columns as colBase + c).
+template <typename T>
 __global__ void __launch_bounds__(256)
     knn_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
-                    std::int64_t diagonalShift, TriangleSkipMode skip,
-                    KnnEntry<T>* __restrict__ out) {
+                    std::int64_t diagonalShift, TriangleSkipMode skip, int K,
+                    std::uint32_t rowBase, std::uint32_t colBase, KnnEntry<T>* __restrict__ lists) {
   const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const std::uint32_t lane = threadIdx.x % 32;
   if (row >= nRows) return;  // whole warps
-  detail::TopK<K> list;
-  list.clear();
+  KnnEntry<T>* mine = lists + std::uint64_t(rowBase + row) * K;
+  detail::WarpTopK<T> list;
+  list.load(K, mine);
   const T* values = block + std::uint64_t(row) * nCols;
-  for (std::uint32_t c = lane; c < nCols; c += 32) {
-    if (!detail::kept_in_block(row, c, diagonalShift, skip)) continue;
-    list.insert(detail::ordered_key(values[c]), c);
+  for (std::uint32_t c0 = 0; c0 < nCols; c0 += 32) {
+    const std::uint32_t c = c0 + list.lane;
+    const bool valid = c < nCols && detail::kept_in_block(row, c, diagonalShift, skip);
+    list.offer(valid ? detail::ordered_key(values[c]) : detail::KnnKey<T>(0), colBase + c, valid);
   }
-  // The warp's K smallest: K rounds of a warp minimum over the lanes' heads.
-  for (int m = 0; m < K; ++m) {
-    std::uint64_t bk = list.key[0];
-    std::uint32_t bi = list.idx[0];
-    std::uint32_t bl = lane;
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) {
-      const std::uint64_t ok = __shfl_xor_sync(0xffffffffu, bk, off);
-      const std::uint32_t oi = __shfl_xor_sync(0xffffffffu, bi, off);
-      const std::uint32_t ol = __shfl_xor_sync(0xffffffffu, bl, off);
-      if (detail::key_less(ok, oi, bk, bi) || (ok == bk && oi == bi && ol < bl)) {
-        bk = ok;
-        bi = oi;
-        bl = ol;
-      }
-    }
-    if (lane == 0) {
-      KnnEntry<T> e;
-      e.value = bi == kEmptyIndex ? T(0) : detail::value_of_key<T>(bk);
-      e.index = bi;
-      out[std::uint64_t(row) * K + m] = e;
-    }
-    if (lane == bl) list.pop_front();
-  }
+  list.write(mine);
 }
 
-// One thread per (block column, segment of segRows rows): the K smallest
-// kept values of the column within the segment, with their row, to
-// scratch[(segment * nCols + column) * K ...].
-template <typename T, int K>
-__global__ void __launch_bounds__(256)
+// The column kernels' shape: a thread block of 32 warps takes a strip of 32
+// block columns and a segment of segRows rows (a multiple of 32); warp w
+// keeps the list of column w of the strip. Rows arrive 32 at a time through
+// a shared tile, read row-wise (coalesced) and handed out column-wise.
+constexpr int kKnnStripThreads = 1024;
+
+// The K smallest kept values of every (column, segment) with their row
+// (rowBase + r), to scratch[(segment * nCols + column) * K ...].
+template <typename T>
+__global__ void __launch_bounds__(kKnnStripThreads)
     knn_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
-                    std::int64_t diagonalShift, TriangleSkipMode skip, std::uint32_t segRows,
+                    std::int64_t diagonalShift, TriangleSkipMode skip, int K,
+                    std::uint32_t segRows, std::uint32_t rowBase,
                     KnnEntry<T>* __restrict__ scratch) {
-  const std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ T tile[32][33];
+  const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uint32_t c0 = blockIdx.x * 32;
   const std::uint32_t seg = blockIdx.y;
-  if (c >= nCols) return;
-  detail::TopK<K> list;
-  list.clear();
   const std::uint32_t r0 = seg * segRows;
   const std::uint32_t r1 = min(nRows, r0 + segRows);
-  for (std::uint32_t r = r0; r < r1; ++r) {
-    if (!detail::kept_in_block(r, c, diagonalShift, skip)) continue;
-    list.insert(detail::ordered_key(block[std::uint64_t(r) * nCols + c]), r);
+  const std::uint32_t col = c0 + warp;  // this warp's column
+  detail::WarpTopK<T> list;
+  list.clear(K);
+  for (std::uint32_t rt = r0; rt < r1; rt += 32) {
+    {
+      const std::uint32_t r = rt + warp, c = c0 + lane;
+      if (r < r1 && c < nCols) tile[warp][lane] = block[std::uint64_t(r) * nCols + c];
+    }
+    __syncthreads();
+    const std::uint32_t r = rt + lane;
+    const bool valid = col < nCols && r < r1 && detail::kept_in_block(r, col, diagonalShift, skip);
+    list.offer(valid ? detail::ordered_key(tile[lane][warp]) : detail::KnnKey<T>(0), rowBase + r,
+               valid);
+    __syncthreads();
   }
-  KnnEntry<T>* dst = scratch + (std::uint64_t(seg) * nCols + c) * K;
-#pragma unroll
-  for (int m = 0; m < K; ++m) {
-    KnnEntry<T> e;
-    e.value = list.idx[m] == kEmptyIndex ? T(0) : detail::value_of_key<T>(list.key[m]);
-    e.index = list.idx[m];
-    dst[m] = e;
-  }
+  if (col < nCols) list.write(scratch + (std::uint64_t(seg) * nCols + col) * K);
 }
 
-// One thread per block column: the K smallest of its segments' lists, to
-// out[column * K ...].
-template <typename T, int K>
+// One warp per block column: its segments' lists merged into the list of
+// owner colBase + column.
+template <typename T>
 __global__ void __launch_bounds__(256)
     knn_cols_merge_kernel(const KnnEntry<T>* __restrict__ scratch, std::uint32_t nCols,
-                          std::uint32_t segments, KnnEntry<T>* __restrict__ out) {
-  const std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= nCols) return;
-  detail::TopK<K> list;
-  list.clear();
-  for (std::uint32_t seg = 0; seg < segments; ++seg) {
-    const KnnEntry<T>* src = scratch + (std::uint64_t(seg) * nCols + c) * K;
-    for (int m = 0; m < K; ++m) {
-      const KnnEntry<T> e = src[m];
-      if (e.index == kEmptyIndex) break;  // sorted: empties last
-      list.insert(detail::ordered_key(e.value), e.index);
+                          std::uint32_t segments, int K, std::uint32_t colBase,
+                          KnnEntry<T>* __restrict__ lists) {
+  const std::uint32_t col = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (col >= nCols) return;  // whole warps
+  KnnEntry<T>* mine = lists + std::uint64_t(colBase + col) * K;
+  detail::WarpTopK<T> list;
+  list.load(K, mine);
+  const std::uint32_t total = segments * static_cast<std::uint32_t>(K);
+  for (std::uint32_t e0 = 0; e0 < total; e0 += 32) {
+    const std::uint32_t e = e0 + list.lane;
+    KnnEntry<T> entry{T(0), kEmptyIndex};
+    if (e < total) {
+      const std::uint32_t seg = e / K, m = e % K;
+      entry = scratch[(std::uint64_t(seg) * nCols + col) * K + m];
     }
+    const bool valid = entry.index != kEmptyIndex;
+    list.offer(valid ? detail::ordered_key(entry.value) : detail::KnnKey<T>(0), entry.index, valid);
   }
-  KnnEntry<T>* dst = out + std::uint64_t(c) * K;
-#pragma unroll
-  for (int m = 0; m < K; ++m) {
-    KnnEntry<T> e;
-    e.value = list.idx[m] == kEmptyIndex ? T(0) : detail::value_of_key<T>(list.key[m]);
-    e.index = list.idx[m];
-    dst[m] = e;
-  }
+  list.write(mine);
 }
 
 // ---- kernel mat-vec ----
 
-// Where one output line of the mat-vec partials lies: r * kLevels doubles,
-// then r uint32 flags, padded to 8 bytes.
-struct MatvecLine {
-  std::uint32_t r = 0;
-  __host__ __device__ std::size_t bytes() const {
-    return std::size_t(r) * ExactSum::kLevels * sizeof(double) + ((std::size_t(r) * 4 + 7) / 8) * 8;
-  }
-  __host__ __device__ double* sums(unsigned char* line) const { return reinterpret_cast<double*>(line); }
-  __host__ __device__ std::uint32_t* flags(unsigned char* line) const {
-    return reinterpret_cast<std::uint32_t*>(line + std::size_t(r) * ExactSum::kLevels * sizeof(double));
-  }
-};
+// The mat-vec sums live on the device: for every output i and column c of
+// V, the kLevels exact-sum level sums at sums[(i * r + c) * kLevels ...] and
+// the flags at flags[i * r + c]. Blocks add their terms with atomics: the
+// level sums are exact (exact_sum.hpp), so the order does not matter.
 
 // What the mat-vec kernels read besides the block.
 template <typename T>
@@ -259,6 +276,8 @@ struct MatvecArgs {
   std::uint64_t colBase;   // cols.first
   std::int64_t diagonalShift;
   TriangleSkipMode skip;
+  double* sums;            // the device sums (above)
+  std::uint32_t* flags;
 };
 
 constexpr int kMatvecChunk = 4;  // outputs (columns of V) per pass over the block
@@ -278,30 +297,41 @@ __device__ __forceinline__ double grid_of(const double* grids, bool perRow, std:
                                           std::uint32_t r, std::uint32_t c) {
   return perRow ? grids[i * r + c] : grids[c];
 }
+// Adds one partial into output (i, c) of the device sums.
+template <typename T>
+__device__ __forceinline__ void add_partial(const MatvecArgs<T>& a, std::uint64_t i,
+                                            std::uint32_t c, const double* acc,
+                                            std::uint32_t flags) {
+  double* dst = a.sums + (i * a.r + c) * ExactSum::kLevels;
+#pragma unroll
+  for (int l = 0; l < ExactSum::kLevels; ++l) {
+    if (acc[l] != 0.0) atomicAdd(dst + l, acc[l]);
+  }
+  if (flags) atomicOr(a.flags + i * a.r + c, flags);
+}
 }  // namespace detail
 
 // One warp per block row i: for every column c of V, the exact-sum partial
-// of sum over the block's kept columns j of K(block(i, j)) V[j][c], into
-// output line `row` of `out` (MatvecLine layout).
+// of sum over the block's kept columns j of K(block(i, j)) V[j][c], added
+// into output i.
 template <typename T>
 __global__ void __launch_bounds__(256)
     matvec_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
-                       MatvecArgs<T> a, unsigned char* __restrict__ out) {
+                       MatvecArgs<T> a) {
   constexpr int L = ExactSum::kLevels;
   const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const std::uint32_t lane = threadIdx.x % 32;
   if (row >= nRows) return;
-  const MatvecLine line{a.r};
-  unsigned char* dst = out + std::uint64_t(row) * line.bytes();
   const T* values = block + std::uint64_t(row) * nCols;
   const std::uint64_t i = a.rowBase + row;
   for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
     double acc[kMatvecChunk][L] = {};
     std::uint32_t fl[kMatvecChunk] = {};
-    double m1[kMatvecChunk];
+    ExactSumLevels g[kMatvecChunk];
 #pragma unroll
     for (int q = 0; q < kMatvecChunk; ++q) {
-      m1[q] = c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, i, a.r, c0 + q) : 1.5;
+      g[q] = ExactSumLevels::of(
+          c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, i, a.r, c0 + q) : 1.5, a.ratio);
     }
     for (std::uint32_t c = lane; c < nCols; c += 32) {
       if (!detail::kept_in_block(row, c, a.diagonalShift, a.skip)) continue;
@@ -310,45 +340,40 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
       for (int q = 0; q < kMatvecChunk; ++q) {
         if (c0 + q < a.r) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), m1[q], a.ratio, acc[q], fl[q]);
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
         }
       }
     }
 #pragma unroll
     for (int q = 0; q < kMatvecChunk; ++q) {
       detail::warp_exact_sum(acc[q], fl[q]);
-      if (lane == 0 && c0 + q < a.r) {
-#pragma unroll
-        for (int l = 0; l < L; ++l) line.sums(dst)[(c0 + q) * L + l] = acc[q][l];
-        line.flags(dst)[c0 + q] = fl[q];
-      }
+      if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, acc[q], fl[q]);
     }
   }
 }
 
 // Symmetric plane: one thread per (block column j, segment of segRows rows):
 // the exact-sum partial of sum over the segment's kept rows i != j of
-// K(block(i, j)) V[i][c], into scratch line (segment * nCols + column).
+// K(block(i, j)) V[i][c], added into output j.
 template <typename T>
 __global__ void __launch_bounds__(256)
     matvec_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
-                       MatvecArgs<T> a, std::uint32_t segRows, unsigned char* __restrict__ scratch) {
+                       MatvecArgs<T> a, std::uint32_t segRows) {
   constexpr int L = ExactSum::kLevels;
   const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t seg = blockIdx.y;
   if (col >= nCols) return;
-  const MatvecLine line{a.r};
-  unsigned char* dst = scratch + (std::uint64_t(seg) * nCols + col) * line.bytes();
   const std::uint64_t j = a.colBase + col;
   const std::uint32_t r0 = seg * segRows;
   const std::uint32_t r1 = min(nRows, r0 + segRows);
   for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
     double acc[kMatvecChunk][L] = {};
     std::uint32_t fl[kMatvecChunk] = {};
-    double m1[kMatvecChunk];
+    ExactSumLevels g[kMatvecChunk];
 #pragma unroll
     for (int q = 0; q < kMatvecChunk; ++q) {
-      m1[q] = c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, j, a.r, c0 + q) : 1.5;
+      g[q] = ExactSumLevels::of(
+          c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, j, a.r, c0 + q) : 1.5, a.ratio);
     }
     for (std::uint32_t rr = r0; rr < r1; ++rr) {
       const std::uint64_t i = a.rowBase + rr;
@@ -359,46 +384,15 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
       for (int q = 0; q < kMatvecChunk; ++q) {
         if (c0 + q < a.r) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), m1[q], a.ratio, acc[q], fl[q]);
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
         }
       }
     }
 #pragma unroll
     for (int q = 0; q < kMatvecChunk; ++q) {
-      if (c0 + q < a.r) {
-#pragma unroll
-        for (int l = 0; l < L; ++l) line.sums(dst)[(c0 + q) * L + l] = acc[q][l];
-        line.flags(dst)[c0 + q] = fl[q];
-      }
+      if (c0 + q < a.r) detail::add_partial(a, j, c0 + q, acc[q], fl[q]);
     }
   }
-}
-
-// One thread per (block column, output c): the segments' partials added
-// (exactly) into output line `column` of `out`. (A template, as every kernel
-// of this header: defined in several translation units.)
-template <typename T>
-__global__ void __launch_bounds__(256)
-    matvec_cols_merge_kernel(const unsigned char* __restrict__ scratch, std::uint32_t nCols,
-                             std::uint32_t segments, std::uint32_t r, unsigned char* __restrict__ out) {
-  constexpr int L = ExactSum::kLevels;
-  const std::uint64_t e = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x;
-  if (e >= std::uint64_t(nCols) * r) return;
-  const std::uint32_t col = static_cast<std::uint32_t>(e / r), c = static_cast<std::uint32_t>(e % r);
-  const MatvecLine line{r};
-  double acc[L] = {};
-  std::uint32_t fl = 0;
-  for (std::uint32_t seg = 0; seg < segments; ++seg) {
-    unsigned char* src =
-        const_cast<unsigned char*>(scratch) + (std::uint64_t(seg) * nCols + col) * line.bytes();
-#pragma unroll
-    for (int l = 0; l < L; ++l) acc[l] += line.sums(src)[c * L + l];
-    fl |= line.flags(src)[c];
-  }
-  unsigned char* dst = out + std::uint64_t(col) * line.bytes();
-#pragma unroll
-  for (int l = 0; l < L; ++l) line.sums(dst)[c * L + l] = acc[l];
-  line.flags(dst)[c] = fl;
 }
 
 }  // namespace mpcf::cuda

@@ -97,6 +97,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 struct PipelineStats {
   double total = 0;        // wall time of run() (tasks: with `upload`)
   double upload = 0;       // tasks: the resident input sent to every GPU before run()
+  double plan = 0;         // tasks: the block plan, the consumer's and stage's preparation
+  double teardown = 0;     // tasks: from the end of run() to the consumer's finish
   double setup = 0;        // contexts, device storage, buffers, scatter threads
   double context = 0;      // of which the GPU context (device, streams)
   double storage = 0;      // of which the BlockOp's storage (resident uploads included)
@@ -250,6 +252,17 @@ class CudaBlockPipeline {
     auto consume_pending = [&] {
       float ms = 0;
       bool timed = false;
+      if (pending.count == 0) {
+        // Nothing to download (the stage keeps its result on the device):
+        // the block is done when its stream passes `computed`.
+        auto t = Clock::now();
+        computed[pending.buf].synchronize();
+        stats.wait += detail::seconds_since(t);
+        MPCF_CUDA_TRY(cudaEventElapsedTime(&ms, started[pending.buf].get(),
+                                           computed[pending.buf].get()));
+        stats.gpu_compute += ms / 1000.0;
+        control.throw_if_cancelled();
+      }
       for (std::size_t c = 0; c < pending.count; ++c) {
         const int slot = static_cast<int>(c % kChunks);
         auto t = Clock::now();
@@ -319,6 +332,12 @@ class CudaBlockPipeline {
     // Surface asynchronous kernel faults that no wait has reported yet.
     for (int k = 0; k < GpuContext::kComputeStreams; ++k) {
       MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream(k)));
+    }
+    control.throw_if_cancelled();
+    {
+      const auto t = Clock::now();
+      stage.finish_device(*stageState, ctx);
+      stats.scatter += detail::seconds_since(t);
     }
     stats.finish = detail::seconds_since(runStart);
   }

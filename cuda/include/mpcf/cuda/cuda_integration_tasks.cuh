@@ -135,6 +135,7 @@ class CudaBlockTask final : public Work {
         cfg_(std::move(cfg)) {}
 
   void run(TaskControl& control) override {
+    const auto planStart = std::chrono::steady_clock::now();
     BlockPlan plan =
         plan_blocks(blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_);
     const BlockScheduler& scheduler = plan.scheduler;
@@ -151,6 +152,8 @@ class CudaBlockTask final : public Work {
     control.set_total(total);
     // The resident input goes to the GPUs that will have blocks in one pass
     // over the host data.
+    const double planTime =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - planStart).count();
     double upload = 0;
     const std::size_t workers = std::min(devices_.size(), scheduler.blocks().size());
     if (plan.resident && cfg_.sharedUpload && workers > 0) {
@@ -167,13 +170,16 @@ class CudaBlockTask final : public Work {
       blocksPerDevice_ = pipeline.blocks_per_device();
       throw;
     }
+    const auto ranAt = std::chrono::steady_clock::now();
     blocksPerDevice_ = pipeline.blocks_per_device();
     stats_ = pipeline.stats();
     statsPerDevice_ = pipeline.stats_per_device();
     stats_.upload = upload;
+    stats_.plan = planTime;
     stats_.total += upload;
     for (auto& st : statsPerDevice_) st.upload = upload;
     consumer_->finish();
+    stats_.teardown = std::chrono::duration<double>(std::chrono::steady_clock::now() - ranAt).count();
   }
 
   void discard_output() noexcept override { consumer_->poison(); }

@@ -11,16 +11,18 @@
 //   consume()        lines [first, first + count) of that download, in host
 //                    memory, handed to the consumer; called concurrently
 //                    for disjoint line ranges
+//   finish_device()  per GPU, after its last block: what the stage keeps on
+//                    the device, handed to the consumer
 //
 // The stages:
 //  * IdentityStage (matrix writer, block stream; kNN with k beyond the
 //    device lists): downloads the block itself, lines = rows (or columns
 //    of a column-major block); for the stream, diagonal blocks of the
 //    symmetric plane are completed on the device first;
-//  * KnnStage: the k smallest of every block row (and column, symmetric
-//    plane) on the device; lines = rows then columns, k entries each;
-//  * MatvecStage: the exact-sum partials of every block row (and column) on
-//    the device; lines = rows then columns, r outputs each.
+//  * KnnStage: lists of the k smallest per row of the plane, kept and
+//    merged on the device, handed over by finish_device();
+//  * MatvecStage: the exact level sums of every output, kept and added on
+//    the device, handed over by finish_device().
 #pragma once
 
 #include <cuda_runtime.h>
@@ -72,6 +74,9 @@ class GpuBlockStage {
                            cudaStream_t stream, int slot) = 0;
   virtual void consume(const BlockInfo& block, std::size_t first, std::size_t count,
                        const unsigned char* host) = 0;
+  // After the GPU's last block (its streams idle, the run not cancelled):
+  // hands what the stage keeps on the device to the consumer.
+  virtual void finish_device(DeviceState&, GpuContext&) {}
 };
 
 namespace detail {
@@ -88,11 +93,25 @@ inline std::size_t segments(std::size_t nRows, std::size_t nCols) {
   const std::size_t rows = segment_rows(nRows, nCols);
   return (nRows + rows - 1) / rows;
 }
-// Segment-columns (segments x columns) of any block up to maxRows x maxCols:
-// at most (wanted + 1) x cols <= kColumnThreads + 2 maxCols.
-inline std::size_t max_segment_columns(std::size_t maxRows, std::size_t maxCols) {
-  const std::size_t bySegments = ((maxRows + kMinSegmentRows - 1) / kMinSegmentRows) * maxCols;
-  return std::min(bySegments, kColumnThreads + 2 * maxCols);
+// The kNN column kernel's segments: a multiple of 32 rows, about
+// kKnnColumnStrips thread blocks (32-column strips x segments) per block.
+constexpr std::size_t kKnnColumnStrips = 1024;
+inline std::size_t knn_segment_rows(std::size_t nRows, std::size_t nCols) {
+  const std::size_t strips = std::max<std::size_t>(1, (nCols + 31) / 32);
+  const std::size_t segs = std::max<std::size_t>(1, (kKnnColumnStrips + strips - 1) / strips);
+  const std::size_t rows = std::max<std::size_t>(1, (nRows + segs - 1) / segs);
+  return (rows + 31) / 32 * 32;
+}
+inline std::size_t knn_segments(std::size_t nRows, std::size_t nCols) {
+  const std::size_t rows = knn_segment_rows(nRows, nCols);
+  return (nRows + rows - 1) / rows;
+}
+// segments x columns of any block up to maxRows x maxCols: segments <=
+// min(ceil(rows / 32), ceil(kKnnColumnStrips / strips)), so segments x cols
+// <= min(ceil(maxRows / 32) maxCols, 32 (kKnnColumnStrips + strips)).
+inline std::size_t max_knn_segment_columns(std::size_t maxRows, std::size_t maxCols) {
+  const std::size_t bySegments = ((maxRows + 31) / 32) * maxCols;
+  return std::min(bySegments, 32 * kKnnColumnStrips + maxCols + 32);
 }
 
 inline unsigned grid_for(std::uint64_t threads, unsigned perBlock) {
@@ -165,7 +184,10 @@ class IdentityStage final : public GpuBlockStage<T> {
   BlockOrder order_;
 };
 
-// k nearest neighbours reduced on the device (k <= kMaxDeviceK).
+// k nearest neighbours reduced on the device (k <= kMaxDeviceK, plane
+// sides below 2^32 - 1): every GPU keeps a list of the k smallest per owner
+// (row of the plane) and merges each block into them; the lists are merged
+// into the consumer once, at the end. A block downloads nothing.
 template <typename T>
 class KnnStage final : public GpuBlockStage<T> {
  public:
@@ -173,29 +195,34 @@ class KnnStage final : public GpuBlockStage<T> {
   using typename GpuBlockStage<T>::DeviceState;
   static constexpr std::size_t kMaxDeviceK = 32;
 
+  static bool fits(std::size_t k, const PairPlane& plane) {
+    return k >= 1 && k <= kMaxDeviceK && plane.nRows < kEmptyIndex && plane.nCols < kEmptyIndex;
+  }
+
   KnnStage(KnnConsumer<T>& consumer, PairPlane plane) : consumer_(consumer), plane_(plane) {
-    const std::size_t k = consumer.k();
-    if (k == 0 || k > kMaxDeviceK) throw std::logic_error("KnnStage: k out of range");
-    listK_ = k <= 8 ? 8 : (k <= 16 ? 16 : 32);
+    if (!fits(consumer.k(), plane)) throw std::logic_error("KnnStage: k or the plane out of range");
+    K_ = static_cast<int>(consumer.k());
   }
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
   bool needs_zeroed_block() const override { return false; }
-  std::size_t max_line_bytes(const BlockScheduler&) const override {
-    return listK_ * sizeof(KnnEntry<T>);
-  }
+  std::size_t max_line_bytes(const BlockScheduler&) const override { return 1; }
 
   struct State final : DeviceState {
-    DeviceArray<KnnEntry<T>> out[2];
+    DeviceArray<KnnEntry<T>> lists;
     DeviceArray<KnnEntry<T>> scratch[2];
+    CudaEvent merged;  // after the last enqueued block's merges
   };
   std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler& s) override {
     auto st = std::make_unique<State>();
-    const std::size_t lines = s.max_block_rows() + (plane_.symmetric() ? s.max_block_cols() : 0);
-    const std::size_t segCols = detail::max_segment_columns(s.max_block_rows(), s.max_block_cols());
-    for (int k = 0; k < 2; ++k) {
-      st->out[k] = ctx.allocate<KnnEntry<T>>(lines * listK_);
-      if (plane_.symmetric()) st->scratch[k] = ctx.allocate<KnnEntry<T>>(segCols * listK_);
+    st->lists = ctx.allocate<KnnEntry<T>>(plane_.nRows * std::size_t(K_));
+    // All bits set: index kEmptyIndex, every entry empty.
+    MPCF_CUDA_TRY(cudaMemsetAsync(st->lists.data(), 0xff, st->lists.bytes(), ctx.compute_stream()));
+    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
+    if (plane_.symmetric()) {
+      const std::size_t segCols =
+          detail::max_knn_segment_columns(s.max_block_rows(), s.max_block_cols());
+      for (int k = 0; k < 2; ++k) st->scratch[k] = ctx.allocate<KnnEntry<T>>(segCols * K_);
     }
     return st;
   }
@@ -205,66 +232,68 @@ class KnnStage final : public GpuBlockStage<T> {
     State& st = static_cast<State&>(base);
     const auto nr = static_cast<std::uint32_t>(block.n_rows());
     const auto nc = static_cast<std::uint32_t>(block.n_cols());
+    const auto rowBase = static_cast<std::uint32_t>(block.rows.first);
+    const auto colBase = static_cast<std::uint32_t>(block.cols.first);
     const std::int64_t shift =
         static_cast<std::int64_t>(block.rows.first) - static_cast<std::int64_t>(block.cols.first);
-    switch (listK_) {
-      case 8: launch<8>(st, deviceBlock, nr, nc, shift, stream, slot); break;
-      case 16: launch<16>(st, deviceBlock, nr, nc, shift, stream, slot); break;
-      default: launch<32>(st, deviceBlock, nr, nc, shift, stream, slot); break;
+    std::uint32_t segs = 0;
+    if (plane_.symmetric()) {
+      // The segment lists need no list: they run beside the other stream.
+      segs = static_cast<std::uint32_t>(detail::knn_segments(nr, nc));
+      const dim3 grid((nc + 31) / 32, segs);
+      knn_cols_kernel<T><<<grid, kKnnStripThreads, 0, stream>>>(
+          deviceBlock, nr, nc, shift, plane_.skip, K_,
+          static_cast<std::uint32_t>(detail::knn_segment_rows(nr, nc)), rowBase,
+          st.scratch[slot].data());
+      MPCF_CUDA_CHECK_LAUNCH();
     }
-    Download d;
-    d.data = reinterpret_cast<const unsigned char*>(st.out[slot].data());
-    d.lines = nr + (plane_.symmetric() ? nc : 0);
-    d.lineBytes = listK_ * sizeof(KnnEntry<T>);
-    return d;
+    // The merges into the lists wait for the previous block's.
+    st.merged.make_wait(stream);
+    knn_rows_kernel<T><<<detail::grid_for(std::uint64_t(nr) * 32, 256), 256, 0, stream>>>(
+        deviceBlock, nr, nc, shift, plane_.skip, K_, rowBase, colBase, st.lists.data());
+    MPCF_CUDA_CHECK_LAUNCH();
+    if (plane_.symmetric()) {
+      knn_cols_merge_kernel<T><<<detail::grid_for(std::uint64_t(nc) * 32, 256), 256, 0, stream>>>(
+          st.scratch[slot].data(), nc, segs, K_, colBase, st.lists.data());
+      MPCF_CUDA_CHECK_LAUNCH();
+    }
+    st.merged.record(stream);
+    return Download{};
   }
 
-  void consume(const BlockInfo& block, std::size_t first, std::size_t count,
-               const unsigned char* host) override {
-    const auto* entries = reinterpret_cast<const KnnEntry<T>*>(host);
-    const std::size_t k = consumer_.k();
+  void consume(const BlockInfo&, std::size_t, std::size_t, const unsigned char*) override {
+    throw std::logic_error("KnnStage: blocks download nothing");
+  }
+
+  void finish_device(DeviceState& base, GpuContext& ctx) override {
+    State& st = static_cast<State&>(base);
+    std::vector<KnnEntry<T>> host(st.lists.size());
+    MPCF_CUDA_TRY(cudaMemcpyAsync(host.data(), st.lists.data(), st.lists.bytes(),
+                                  cudaMemcpyDeviceToHost, ctx.download_stream()));
+    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.download_stream()));
     std::vector<Neighbour<T>> list;
-    list.reserve(k);
-    for (std::size_t l = 0; l < count; ++l) {
-      const std::size_t line = first + l;
-      const bool isRow = line < block.n_rows();
-      const std::size_t owner = isRow ? block.rows.first + line : block.cols.first + (line - block.n_rows());
-      const std::size_t base = isRow ? block.cols.first : block.rows.first;
+    list.reserve(K_);
+    for (std::size_t i = 0; i < plane_.nRows; ++i) {
       list.clear();
-      for (std::size_t m = 0; m < k; ++m) {
-        const KnnEntry<T>& e = entries[l * listK_ + m];
+      for (int m = 0; m < K_; ++m) {
+        const KnnEntry<T>& e = host[i * K_ + m];
         if (e.index == kEmptyIndex) break;
-        list.push_back({e.value, static_cast<std::int64_t>(base + e.index)});
+        list.push_back({e.value, static_cast<std::int64_t>(e.index)});
       }
-      if (!list.empty()) consumer_.merge_row(owner, list.data(), list.size());
+      if (!list.empty()) consumer_.merge_row(i, list.data(), list.size());
     }
   }
 
  private:
-  template <int K>
-  void launch(State& st, const T* block, std::uint32_t nr, std::uint32_t nc, std::int64_t shift,
-              cudaStream_t stream, int slot) {
-    knn_rows_kernel<T, K><<<detail::grid_for(std::uint64_t(nr) * 32, 256), 256, 0, stream>>>(
-        block, nr, nc, shift, plane_.skip, st.out[slot].data());
-    MPCF_CUDA_CHECK_LAUNCH();
-    if (!plane_.symmetric()) return;
-    const auto segs = static_cast<std::uint32_t>(detail::segments(nr, nc));
-    const dim3 grid(detail::grid_for(nc, 256), segs);
-    knn_cols_kernel<T, K><<<grid, 256, 0, stream>>>(
-        block, nr, nc, shift, plane_.skip, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)),
-        st.scratch[slot].data());
-    MPCF_CUDA_CHECK_LAUNCH();
-    knn_cols_merge_kernel<T, K><<<detail::grid_for(nc, 256), 256, 0, stream>>>(
-        st.scratch[slot].data(), nc, segs, st.out[slot].data() + std::uint64_t(nr) * K);
-    MPCF_CUDA_CHECK_LAUNCH();
-  }
-
   KnnConsumer<T>& consumer_;
   PairPlane plane_;
-  std::size_t listK_ = 8;
+  int K_ = 1;
 };
 
-// Kernel mat-vec partials reduced on the device.
+// Kernel mat-vec reduced on the device: every GPU keeps the exact level
+// sums of every output and adds each block into them (atomics: exact sums
+// do not depend on the order); they are merged into the consumer once, at
+// the end. A block downloads nothing.
 template <typename T>
 class MatvecStage final : public GpuBlockStage<T> {
  public:
@@ -276,38 +305,35 @@ class MatvecStage final : public GpuBlockStage<T> {
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
   bool needs_zeroed_block() const override { return false; }
-  std::size_t max_line_bytes(const BlockScheduler&) const override { return line().bytes(); }
+  std::size_t max_line_bytes(const BlockScheduler&) const override { return 1; }
 
   struct State final : DeviceState {
     DeviceArray<T> V;
     DeviceArray<double> grids;
-    DeviceArray<unsigned char> out[2];
-    DeviceArray<unsigned char> scratch[2];
+    DeviceArray<double> sums;
+    DeviceArray<std::uint32_t> flags;
   };
-  std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler& s) override {
+  std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler&) override {
     auto st = std::make_unique<State>();
     const std::size_t r = consumer_.r();
+    const cudaStream_t s = ctx.compute_stream();
     st->V = ctx.allocate<T>(nVRows_ * r);
     MPCF_CUDA_TRY(cudaMemcpyAsync(st->V.data(), consumer_.V(), st->V.bytes(),
-                                  cudaMemcpyHostToDevice, ctx.compute_stream()));
+                                  cudaMemcpyHostToDevice, s));
     const auto& grids = consumer_.grids();
     st->grids = ctx.allocate<double>(grids.size());
     MPCF_CUDA_TRY(cudaMemcpyAsync(st->grids.data(), grids.data(), st->grids.bytes(),
-                                  cudaMemcpyHostToDevice, ctx.compute_stream()));
-    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
-    const std::size_t lines = s.max_block_rows() + (plane_.symmetric() ? s.max_block_cols() : 0);
-    for (int k = 0; k < 2; ++k) {
-      st->out[k] = ctx.allocate<unsigned char>(lines * line().bytes());
-      if (plane_.symmetric()) {
-        st->scratch[k] = ctx.allocate<unsigned char>(
-            detail::max_segment_columns(s.max_block_rows(), s.max_block_cols()) * line().bytes());
-      }
-    }
+                                  cudaMemcpyHostToDevice, s));
+    st->sums = ctx.allocate<double>(plane_.nRows * r * ExactSum::kLevels);
+    st->flags = ctx.allocate<std::uint32_t>(plane_.nRows * r);
+    MPCF_CUDA_TRY(cudaMemsetAsync(st->sums.data(), 0, st->sums.bytes(), s));
+    MPCF_CUDA_TRY(cudaMemsetAsync(st->flags.data(), 0, st->flags.bytes(), s));
+    MPCF_CUDA_TRY(cudaStreamSynchronize(s));
     return st;
   }
 
   Download enqueue(DeviceState& base, const BlockInfo& block, T* deviceBlock, cudaStream_t stream,
-                   int slot) override {
+                   int) override {
     State& st = static_cast<State&>(base);
     const auto nr = static_cast<std::uint32_t>(block.n_rows());
     const auto nc = static_cast<std::uint32_t>(block.n_cols());
@@ -324,43 +350,41 @@ class MatvecStage final : public GpuBlockStage<T> {
     a.diagonalShift =
         static_cast<std::int64_t>(block.rows.first) - static_cast<std::int64_t>(block.cols.first);
     a.skip = plane_.skip;
+    a.sums = st.sums.data();
+    a.flags = st.flags.data();
     matvec_rows_kernel<T><<<detail::grid_for(std::uint64_t(nr) * 32, 256), 256, 0, stream>>>(
-        deviceBlock, nr, nc, a, st.out[slot].data());
+        deviceBlock, nr, nc, a);
     MPCF_CUDA_CHECK_LAUNCH();
     if (plane_.symmetric()) {
       const auto segs = static_cast<std::uint32_t>(detail::segments(nr, nc));
       const dim3 grid(detail::grid_for(nc, 256), segs);
       matvec_cols_kernel<T><<<grid, 256, 0, stream>>>(
-          deviceBlock, nr, nc, a, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)),
-          st.scratch[slot].data());
-      MPCF_CUDA_CHECK_LAUNCH();
-      matvec_cols_merge_kernel<T><<<detail::grid_for(std::uint64_t(nc) * a.r, 256), 256, 0, stream>>>(
-          st.scratch[slot].data(), nc, segs, a.r, st.out[slot].data() + std::uint64_t(nr) * line().bytes());
+          deviceBlock, nr, nc, a, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)));
       MPCF_CUDA_CHECK_LAUNCH();
     }
-    Download d;
-    d.data = st.out[slot].data();
-    d.lines = nr + (plane_.symmetric() ? nc : 0);
-    d.lineBytes = line().bytes();
-    return d;
+    return Download{};
   }
 
-  void consume(const BlockInfo& block, std::size_t first, std::size_t count,
-               const unsigned char* host) override {
-    const MatvecLine ln = line();
-    for (std::size_t l = 0; l < count; ++l) {
-      const std::size_t lineIndex = first + l;
-      const bool isRow = lineIndex < block.n_rows();
-      const std::size_t owner =
-          isRow ? block.rows.first + lineIndex : block.cols.first + (lineIndex - block.n_rows());
-      unsigned char* p = const_cast<unsigned char*>(host + l * ln.bytes());
-      consumer_.merge_partials(owner, ln.sums(p), ln.flags(p));
+  void consume(const BlockInfo&, std::size_t, std::size_t, const unsigned char*) override {
+    throw std::logic_error("MatvecStage: blocks download nothing");
+  }
+
+  void finish_device(DeviceState& base, GpuContext& ctx) override {
+    State& st = static_cast<State&>(base);
+    const std::size_t r = consumer_.r();
+    std::vector<double> sums(st.sums.size());
+    std::vector<std::uint32_t> flags(st.flags.size());
+    MPCF_CUDA_TRY(cudaMemcpyAsync(sums.data(), st.sums.data(), st.sums.bytes(),
+                                  cudaMemcpyDeviceToHost, ctx.download_stream()));
+    MPCF_CUDA_TRY(cudaMemcpyAsync(flags.data(), st.flags.data(), st.flags.bytes(),
+                                  cudaMemcpyDeviceToHost, ctx.download_stream()));
+    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.download_stream()));
+    for (std::size_t i = 0; i < plane_.nRows; ++i) {
+      consumer_.merge_partials(i, sums.data() + i * r * ExactSum::kLevels, flags.data() + i * r);
     }
   }
 
  private:
-  MatvecLine line() const { return MatvecLine{static_cast<std::uint32_t>(consumer_.r())}; }
-
   MatvecConsumer<T>& consumer_;
   PairPlane plane_;
   std::size_t nVRows_;
@@ -372,7 +396,7 @@ std::unique_ptr<GpuBlockStage<T>> make_stage(BlockConsumer<T>& consumer, const P
   switch (consumer.kind()) {
     case ConsumerKind::Knn: {
       auto& knn = static_cast<KnnConsumer<T>&>(consumer);
-      if (knn.k() <= KnnStage<T>::kMaxDeviceK) return std::make_unique<KnnStage<T>>(knn, plane);
+      if (KnnStage<T>::fits(knn.k(), plane)) return std::make_unique<KnnStage<T>>(knn, plane);
       return std::make_unique<IdentityStage<T>>(consumer, plane, false);
     }
     case ConsumerKind::Matvec:
