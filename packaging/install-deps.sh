@@ -2,33 +2,78 @@
 # Installs everything libmpcf's build, tests and bindings need on Debian 12
 # (run as root). Idempotent: packages already present are left alone.
 #   MPCF_DEPS=minimal  only what building the library and the CLI needs
+#   PYTHON=...         the interpreter that gets the Python packages (default python3)
+#   MPCF_VENV=...      where the virtual environment goes when one is needed
+#                      (default: .venv in the repository)
+#   --print-python     print the interpreter to use for Python on stdout
+#                      (all other messages go to stderr)
+#
+# Python packages are installed with pip. Debian's own python3 refuses that
+# (PEP 668, "externally-managed-environment"): for it, they go into a
+# virtual environment made here, and --print-python names its interpreter.
+# Activate it yourself with `source .venv/bin/activate`.
 set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+print_python=0
+for arg in "$@"; do
+  case "$arg" in
+    --print-python) print_python=1 ;;
+    *) echo "install-deps: unknown argument '$arg'" >&2; exit 2 ;;
+  esac
+done
+say() { echo "install-deps: $*" >&2; }
+
+apt_install() {  # apt_install [--no-install-recommends] PACKAGE...
+  local opts=() missing=""
+  if [ "$1" = --no-install-recommends ]; then opts=("$1"); shift; fi
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+  done
+  [ -z "$missing" ] && return 0
+  say "apt-get install${opts[*]:+ ${opts[*]}}$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "${_mpcf_apt_updated:-}" ]; then apt-get update -qq >&2; _mpcf_apt_updated=1; fi
+  apt-get install -y -qq "${opts[@]}" $missing >/dev/null
+}
 
 minimal="build-essential cmake pkg-config"
-full="$minimal libcmocka-dev libbenchmark-dev swig r-base-core r-base-dev r-cran-rcpp \
-r-cran-testthat python3-pycparser"
-pkgs=$full
-[ "${MPCF_DEPS:-full}" = minimal ] && pkgs=$minimal
-
-missing=""
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  echo "install-deps: apt-get install$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq $missing >/dev/null
+full="$minimal libcmocka-dev libbenchmark-dev swig python3-dev python3-venv r-base-core r-base-dev \
+r-cran-rcpp r-cran-testthat python3-pycparser"
+if [ "${MPCF_DEPS:-full}" = minimal ]; then
+  apt_install $minimal
+  [ $print_python = 1 ] && echo "${PYTHON:-python3}"
+  exit 0
 fi
+apt_install $full
+# checkbashisms, for R CMD check --as-cran (portability of the R package's configure).
+apt_install --no-install-recommends devscripts
 
-if [ "${MPCF_DEPS:-full}" != minimal ]; then
-  py=${PYTHON:-python3}
-  need=""
-  for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml; do
-    "$py" -c "import $m" 2>/dev/null || need="$need $m"
-  done
-  if [ -n "$need" ]; then
-    echo "install-deps: pip install$need"
-    "$py" -m pip install -q --disable-pip-version-check $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/')
+py=${PYTHON:-python3}
+py=$(command -v "$py") || { say "no Python interpreter '${PYTHON:-python3}'"; exit 1; }
+# PEP 668: an interpreter outside any venv whose stdlib carries EXTERNALLY-MANAGED.
+if "$py" - <<'PY'
+import os, sys, sysconfig
+managed = os.path.isfile(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
+sys.exit(0 if managed and sys.prefix == sys.base_prefix else 1)
+PY
+then
+  venv=${MPCF_VENV:-$root/.venv}
+  if [ ! -x "$venv/bin/python3" ]; then
+    say "$py is managed by Debian (PEP 668, pip refuses to install into it):"
+    say "Python packages go into the virtual environment $venv (source $venv/bin/activate)"
+    "$py" -m venv "$venv" >&2
   fi
+  py=$venv/bin/python3
 fi
+
+need=""
+for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml; do
+  "$py" -c "import $m" 2>/dev/null || need="$need $m"
+done
+if [ -n "$need" ]; then
+  say "pip install$need (into $("$py" -c 'import sys; print(sys.prefix)'))"
+  "$py" -m pip install -q --disable-pip-version-check \
+    $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/') >&2
+fi
+[ $print_python = 1 ] && echo "$py"
+exit 0

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine (as root):
-#   1. installs the dependencies (packaging/install-deps.sh);
+#   1. installs the dependencies (packaging/install-deps.sh; the Python
+#      packages go into .venv/ where python3 is Debian's own, PEP 668);
 #   2. builds with the default configuration (CUDA on when nvcc is found) and
-#      runs every ctest (GPU tests skip without a device);
+#      runs every ctest (GPU tests skip without a device), among them
+#      python_wheel: the CPU wheel built, installed into a fresh venv from
+#      the wheel alone, and the Python tests run against the installed copy;
 #   3. builds without CUDA under ASan + UBSan + LSan and runs the C and C++
 #      tests there.
 # Build trees go to $MPCF_TEST_DIR (default: build-tests/ in the repository).
@@ -11,10 +14,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${MPCF_TEST_DIR:-$root/build-tests}
 jobs=${MPCF_JOBS:-$(nproc)}
 
-bash "$root/packaging/install-deps.sh"
+python=$(bash "$root/packaging/install-deps.sh" --print-python)
 
-echo "== default build (CUDA auto-detected) =="
-cmake -S "$root" -B "$out/default" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v python3)"
+echo "== default build (CUDA auto-detected), Python: $python =="
+cmake -S "$root" -B "$out/default" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$python"
 cmake --build "$out/default" -j "$jobs"
 ctest --test-dir "$out/default" --output-on-failure -j "$jobs"
 

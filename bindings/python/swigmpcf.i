@@ -52,6 +52,9 @@ MPCF_ADDRESS_ARG(const uint64_t* offsets)
 MPCF_ADDRESS_ARG(const uint64_t* shape)
 MPCF_ADDRESS_ARG(uint64_t* shape)
 MPCF_ADDRESS_ARG(const int* device_ids)
+MPCF_ADDRESS_ARG(void* distances)
+MPCF_ADDRESS_ARG(int64_t* indices)
+MPCF_ADDRESS_ARG(const void* V)
 
 /* ---- scalar outputs, returned after the status ------------------------- */
 %define MPCF_SCALAR_OUTPUT(TYPE, NAME, TO_PYTHON)
@@ -101,6 +104,14 @@ struct mpcf_task {};
 MPCF_HANDLE_OUTPUT(mpcf_pcfs, out)
 MPCF_HANDLE_OUTPUT(mpcf_options, out)
 MPCF_HANDLE_OUTPUT(mpcf_task, task)
+
+/* The block streams call a C function pointer from worker threads; Python
+ * uses pdist/cdist with out= (a NumPy array or np.memmap) instead. */
+%ignore mpcf_block;
+%ignore mpcf_pdist_stream;
+%ignore mpcf_pdist_stream_start;
+%ignore mpcf_cdist_stream;
+%ignore mpcf_cdist_stream_start;
 
 /* Destruction goes through the owned handles only (no double free). */
 %ignore mpcf_pcfs_destroy;

@@ -23,8 +23,8 @@
 #ifndef MPCF_EXAMPLE_DATA
 #define MPCF_EXAMPLE_DATA ""
 #endif
-#ifndef MPCF_INSTALLED_EXAMPLE_DATA
-#define MPCF_INSTALLED_EXAMPLE_DATA ""
+#ifndef MPCF_EXAMPLE_DATA_FROM_BINDIR
+#define MPCF_EXAMPLE_DATA_FROM_BINDIR ""
 #endif
 
 /* Exit codes (documented in README.md and --help). */
@@ -80,6 +80,9 @@ static const char* const HELP_TEXT =
     "  cdist  FILE_X FILE_Y    Lp distances (or L2 inner products) of every x with every y\n"
     "  kernel [FILE]           L2 inner products of all pairs, diagonal included\n"
     "  norm   [FILE]           Lp norm of every function\n"
+    "  knn    [FILE] [FILE_Y] -k K\n"
+    "                          the K nearest neighbours (Lp distance) of every function:\n"
+    "                          among the others of FILE, or among those of FILE_Y\n"
     "Without FILE (or without any command) mpcf runs on the example dataset shipped\n"
     "with libmpcf and prints a summary. FILE '-' reads standard input.\n"
     "\n"
@@ -97,6 +100,10 @@ static const char* const HELP_TEXT =
     "                          pdist: default condensed (SciPy order); kernel: default\n"
     "                          dense (condensed is not available for kernels)\n"
     "  --metric distance|kernel  what cdist computes (default distance)\n"
+    "  -k K                    knn: the number of neighbours\n"
+    "  --indices PATH          knn: also write the (n, K) neighbour indices as .npy\n"
+    "                          (the -o .npy file holds the distances); CSV output\n"
+    "                          has rows i,j,distance instead\n"
     "  -o, --output PATH       write the result: .npy by extension, CSV otherwise,\n"
     "                          '-' for CSV on standard output\n"
     "  --format npy|csv        override the format chosen from the extension\n"
@@ -122,13 +129,16 @@ static const char* const HELP_TEXT =
  * signal end the process as usual. */
 static volatile sig_atomic_t g_signal = 0;
 static volatile sig_atomic_t g_defer_signals = 0;
-static const char* volatile g_temp_path = NULL;
+/* The temporary outputs being written (knn writes two). */
+static const char* volatile g_temp_paths[2] = {NULL, NULL};
 
 static void on_signal(int sig) {
   g_signal = sig;
   if (!g_defer_signals) {
-    const char* temp = g_temp_path;
-    if (temp != NULL) unlink(temp);
+    for (int k = 0; k < 2; ++k) {
+      const char* temp = g_temp_paths[k];
+      if (temp != NULL) unlink(temp);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
   }
@@ -147,7 +157,7 @@ static void install_signal_handlers(void) {
 /* Command line                                                         */
 /* ------------------------------------------------------------------ */
 
-typedef enum { CMD_PDIST, CMD_CDIST, CMD_KERNEL, CMD_NORM } command;
+typedef enum { CMD_PDIST, CMD_CDIST, CMD_KERNEL, CMD_NORM, CMD_KNN } command;
 typedef enum { FORMAT_AUTO, FORMAT_NPY, FORMAT_CSV } out_format;
 
 typedef struct {
@@ -170,6 +180,9 @@ typedef struct {
   int quiet, force_progress, force_summary, with_ids;
   const char* files[2];
   size_t nfiles;
+  uint64_t k;
+  int k_set;
+  const char* indices; /* knn: where the indices go (.npy) */
 } cli_args;
 
 /* Parses a whole string as a double (strtod, C locale). */
@@ -241,7 +254,7 @@ static int choose(const char* value, const char* const* names) {
 enum {
   OPT_P, OPT_DTYPE, OPT_BACKEND, OPT_THREADS, OPT_WINDOW, OPT_LAYOUT, OPT_METRIC, OPT_OUTPUT,
   OPT_FORMAT, OPT_WITH_IDS, OPT_CUDA_THRESHOLD, OPT_SUMMARY, OPT_PROGRESS, OPT_QUIET, OPT_HELP,
-  OPT_VERSION
+  OPT_VERSION, OPT_K, OPT_INDICES
 };
 
 typedef struct {
@@ -268,6 +281,8 @@ static const option_spec OPTIONS[] = {
     {"quiet", 'q', 0, OPT_QUIET},
     {"help", 'h', 0, OPT_HELP},
     {"version", 0, 0, OPT_VERSION},
+    {"k", 'k', 1, OPT_K},
+    {"indices", 0, 1, OPT_INDICES},
 };
 enum { N_OPTIONS = sizeof OPTIONS / sizeof OPTIONS[0] };
 
@@ -334,6 +349,21 @@ static int apply_option(cli_args* a, int id, const char* value) {
                            value);
       }
       return EXIT_OK;
+    case OPT_K: {
+      char* end = NULL;
+      errno = 0;
+      const unsigned long long k = strtoull(value, &end, 10);
+      if (value[0] == '-' || value[0] == '\0' || *end != '\0' || errno != 0 || k == 0) {
+        return usage_error("-k '%s' is not a whole number >= 1", value);
+      }
+      a->k = k;
+      a->k_set = 1;
+      return EXIT_OK;
+    }
+    case OPT_INDICES:
+      if (*value == '\0') return usage_error("--indices needs a path");
+      a->indices = value;
+      return EXIT_OK;
     case OPT_SUMMARY: a->force_summary = 1; return EXIT_OK;
     case OPT_PROGRESS: a->force_progress = 1; return EXIT_OK;
     case OPT_QUIET: a->quiet = 1; return EXIT_OK;
@@ -364,17 +394,18 @@ static int parse_args(int argc, char** argv, cli_args* a) {
 
   int first = 1;
   if (argc > 1 && argv[1][0] != '-') {
-    static const char* const commands[] = {"pdist", "cdist", "kernel", "norm", "help", NULL};
+    static const char* const commands[] = {"pdist", "cdist", "kernel", "norm", "knn", "help", NULL};
+    static const command codes[] = {CMD_PDIST, CMD_CDIST, CMD_KERNEL, CMD_NORM, CMD_KNN};
     const int k = choose(argv[1], commands);
     if (k < 0) {
-      return usage_error("unknown command '%s'; the commands are pdist, cdist, kernel, norm",
+      return usage_error("unknown command '%s'; the commands are pdist, cdist, kernel, norm, knn",
                          argv[1]);
     }
-    if (k == 4) {
+    if (k == 5) {
       fputs(HELP_TEXT, stdout);
       return -1;
     }
-    a->cmd = (command)k;
+    a->cmd = codes[k];
     a->cmd_name = commands[k];
     first = 2;
   }
@@ -385,7 +416,9 @@ static int parse_args(int argc, char** argv, cli_args* a) {
     if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
       if (a->nfiles == 2) {
         return usage_error("too many input files ('%s'); %s takes %s", arg, a->cmd_name,
-                           a->cmd == CMD_CDIST ? "two: FILE_X FILE_Y" : "at most one");
+                           a->cmd == CMD_CDIST ? "two: FILE_X FILE_Y"
+                                               : (a->cmd == CMD_KNN ? "at most two: FILE FILE_Y"
+                                                                    : "at most one"));
       }
       a->files[a->nfiles++] = arg;
       continue;
@@ -455,8 +488,18 @@ static int check_args(cli_args* a) {
     if (strcmp(a->files[0], "-") == 0 && strcmp(a->files[1], "-") == 0) {
       return usage_error("cdist: only one of FILE_X and FILE_Y can be '-' (standard input)");
     }
+  } else if (a->cmd == CMD_KNN) {
+    if (a->nfiles == 2 && strcmp(a->files[0], "-") == 0 && strcmp(a->files[1], "-") == 0) {
+      return usage_error("knn: only one of FILE and FILE_Y can be '-' (standard input)");
+    }
   } else if (a->nfiles > 1) {
     return usage_error("%s takes at most one input FILE (got %zu)", a->cmd_name, a->nfiles);
+  }
+  if (a->cmd == CMD_KNN && !a->k_set) {
+    return usage_error("knn needs -k K, the number of neighbours");
+  }
+  if (a->cmd != CMD_KNN && (a->k_set || a->indices != NULL)) {
+    return usage_error("%s applies to knn only", a->k_set ? "-k" : "--indices");
   }
   if (a->metric_set && a->cmd != CMD_CDIST) {
     return usage_error("--metric applies to cdist only");
@@ -466,7 +509,7 @@ static int check_args(cli_args* a) {
     return usage_error("-p has no meaning for %s, which computes L2 inner products",
                        a->cmd == CMD_KERNEL ? "kernel" : "cdist --metric kernel");
   }
-  if (a->layout_set && (a->cmd == CMD_CDIST || a->cmd == CMD_NORM)) {
+  if (a->layout_set && (a->cmd == CMD_CDIST || a->cmd == CMD_NORM || a->cmd == CMD_KNN)) {
     return usage_error("--layout applies to pdist and kernel only; %s results have one layout",
                        a->cmd_name);
   }
@@ -481,6 +524,13 @@ static int check_args(cli_args* a) {
   }
   if (a->with_ids && (a->output == NULL || output_format(a) != FORMAT_CSV)) {
     return usage_error("--with-ids needs CSV output (-o FILE.csv or -o -)");
+  }
+  if (a->indices != NULL && a->output != NULL && strcmp(a->indices, a->output) == 0) {
+    return usage_error("--indices and -o name the same file '%s'", a->output);
+  }
+  if (a->indices != NULL && (a->output == NULL || output_format(a) != FORMAT_NPY)) {
+    return usage_error("--indices goes with .npy output (-o FILE.npy); CSV output holds the "
+                       "indices in its rows");
   }
   if (a->quiet && (a->force_progress || a->force_summary)) {
     return usage_error("--quiet cannot be combined with %s",
@@ -499,10 +549,17 @@ typedef struct {
   char* temp_path; /* NULL when writing in place (stdout, devices, pipes) */
   FILE* file;
   int is_stdout;
+  int slot; /* its entry of g_temp_paths, -1: none */
 } output_file;
+
+static void forget_temp(output_file* o) {
+  if (o->slot >= 0) g_temp_paths[o->slot] = NULL;
+  o->slot = -1;
+}
 
 static int output_open(output_file* o, const char* path) {
   memset(o, 0, sizeof *o);
+  o->slot = -1;
   o->path = path;
   if (strcmp(path, "-") == 0) {
     o->file = stdout;
@@ -535,12 +592,35 @@ static int output_open(output_file* o, const char* path) {
   errno = 0;
   o->file = fopen(o->temp_path, "wbx");
   if (o->file == NULL) {
-    error_message("cannot create the output file '%s': %s", path, strerror(errno));
+    const int temp_errno = errno;
     free(o->temp_path);
     o->temp_path = NULL;
+    /* Name the real cause: the target itself may not be writable (a
+       read-only file, /proc), or only its directory refuses a new file. */
+    char dir[4096];
+    const char* slash = strrchr(path, '/');
+    if (slash == NULL) {
+      snprintf(dir, sizeof dir, ".");
+    } else {
+      snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    }
+    struct stat dst;
+    FILE* probe = fopen(path, "r+b");
+    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+      if (probe != NULL) fclose(probe);
+      error_message("cannot write '%s': the directory '%s' does not exist", path, dir);
+    } else if (probe == NULL && errno != ENOENT) {
+      error_message("cannot write '%s': %s", path, strerror(errno));
+    } else {
+      if (probe != NULL) fclose(probe);
+      error_message("cannot create the output file '%s': its directory does not accept the "
+                    "temporary file '%s.mpcf-tmp-*' it is written to first (%s)",
+                    path, path, strerror(temp_errno));
+    }
     return EXIT_DATA;
   }
-  g_temp_path = o->temp_path;
+  o->slot = g_temp_paths[0] == NULL ? 0 : 1;
+  g_temp_paths[o->slot] = o->temp_path;
   return EXIT_OK;
 }
 
@@ -550,7 +630,7 @@ static void output_abort(output_file* o) {
   o->file = NULL;
   if (o->temp_path != NULL) {
     remove(o->temp_path);
-    g_temp_path = NULL;
+    forget_temp(o);
     free(o->temp_path);
     o->temp_path = NULL;
   }
@@ -576,7 +656,7 @@ static int output_commit(output_file* o) {
     output_abort(o);
     return EXIT_DATA;
   }
-  g_temp_path = NULL;
+  forget_temp(o);
   free(o->temp_path);
   o->temp_path = NULL;
   return EXIT_OK;
@@ -592,6 +672,7 @@ typedef struct {
   mpcf_dtype dtype;
   uint64_t shape[2];
   size_t ndim;
+  int64_t* indices; /* knn: count neighbour indices */
 } result;
 
 static double result_at(const result* r, uint64_t k) {
@@ -660,6 +741,26 @@ static void csv_put_pair(FILE* f, const result* r, uint64_t k, char* const* ids,
 static void write_csv(FILE* f, const cli_args* a, const result* r, const csv_pcfs* x,
                       const csv_pcfs* y) {
   char* const* ids = a->with_ids ? x->ids : NULL;
+  if (a->cmd == CMD_KNN) {
+    /* One row per neighbour: i, j (0-based indices, or ids), distance. */
+    char* const* neighbour_ids = a->nfiles == 2 ? y->ids : x->ids;
+    fputs(ids ? "id,neighbour_id,distance\n" : "i,j,distance\n", f);
+    for (uint64_t e = 0; e < r->count; ++e) {
+      const uint64_t i = e / a->k;
+      const uint64_t j = (uint64_t)r->indices[e];
+      if (ids) {
+        csv_put_text(f, ids[i]);
+        fputc(',', f);
+        csv_put_text(f, neighbour_ids[j]);
+      } else {
+        fprintf(f, "%" PRIu64 ",%" PRIu64, i, j);
+      }
+      fputc(',', f);
+      csv_put_number(f, result_at(r, e), r->dtype);
+      fputc('\n', f);
+    }
+    return;
+  }
   if (a->cmd == CMD_CDIST) {
     csv_put_matrix(f, r, x->n, y->n, ids, a->with_ids ? y->ids : NULL);
     return;
@@ -818,7 +919,7 @@ static void print_summary(FILE* f, const cli_args* a, const result* r, const run
     fprintf(f, "mpcf %s\n", a->cmd_name);
   }
   const csv_pcfs* sets[2] = {info->x, info->y};
-  const int nsets = a->cmd == CMD_CDIST ? 2 : 1;
+  const int nsets = a->cmd == CMD_CDIST || (a->cmd == CMD_KNN && a->nfiles == 2) ? 2 : 1;
   for (int s = 0; s < nsets; ++s) {
     const csv_pcfs* c = sets[s];
     const char* label = nsets == 1 ? "input" : (s == 0 ? "input X" : "input Y");
@@ -836,6 +937,8 @@ static void print_summary(FILE* f, const cli_args* a, const result* r, const run
     snprintf(what, sizeof what, "L2 inner products");
   } else if (a->cmd == CMD_NORM) {
     snprintf(what, sizeof what, "%s norms", exponent);
+  } else if (a->cmd == CMD_KNN) {
+    snprintf(what, sizeof what, "%" PRIu64 " nearest neighbours (%s distance)", a->k, exponent);
   } else {
     snprintf(what, sizeof what, "%s distances", exponent);
   }
@@ -910,6 +1013,22 @@ static int file_exists(const char* path) {
   return path[0] != '\0' && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The installed example dataset, relative to this executable's folder (so
+ * a moved install prefix still finds it); "" when unknown. */
+static const char* installed_example_path(void) {
+  static char path[4096];
+  char exe[4096];
+  if (MPCF_EXAMPLE_DATA_FROM_BINDIR[0] == '\0') return "";
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  char* slash = strrchr(exe, '/');
+  if (slash == NULL) return "";
+  *slash = '\0';
+  const int w = snprintf(path, sizeof path, "%s/%s", exe, MPCF_EXAMPLE_DATA_FROM_BINDIR);
+  return w > 0 && (size_t)w < sizeof path ? path : "";
+}
+
 /* The example dataset: $MPCF_EXAMPLE_DATA, else the installed copy, else
  * the copy in the source tree. */
 static const char* example_path(void) {
@@ -921,12 +1040,13 @@ static const char* example_path(void) {
     }
     return env;
   }
-  if (file_exists(MPCF_INSTALLED_EXAMPLE_DATA)) return MPCF_INSTALLED_EXAMPLE_DATA;
+  const char* installed = installed_example_path();
+  if (file_exists(installed)) return installed;
   if (file_exists(MPCF_EXAMPLE_DATA)) return MPCF_EXAMPLE_DATA;
   error_message(
       "the example dataset was not found (looked for '%s' and '%s'); give an input FILE or set "
       "MPCF_EXAMPLE_DATA",
-      MPCF_INSTALLED_EXAMPLE_DATA, MPCF_EXAMPLE_DATA);
+      installed, MPCF_EXAMPLE_DATA);
   return NULL;
 }
 
@@ -975,6 +1095,7 @@ static int allocate_result(const cli_args* a, const mpcf_pcfs* X, const mpcf_pcf
     case CMD_KERNEL: s = mpcf_l2_kernel_size(X, a->layout, &r->count); break;
     case CMD_CDIST: s = mpcf_cdist_size(X, Y, &r->count); break;
     case CMD_NORM: r->count = x->n; break;
+    case CMD_KNN: s = mpcf_knn_size(X, a->k, &r->count); break;
   }
   if (s != MPCF_OK) return library_error(s, "result size");
   if ((a->cmd == CMD_PDIST || a->cmd == CMD_KERNEL) && a->layout == MPCF_LAYOUT_DENSE) {
@@ -984,6 +1105,10 @@ static int allocate_result(const cli_args* a, const mpcf_pcfs* X, const mpcf_pcf
     r->ndim = 2;
     r->shape[0] = x->n;
     r->shape[1] = y->n;
+  } else if (a->cmd == CMD_KNN) {
+    r->ndim = 2;
+    r->shape[0] = x->n;
+    r->shape[1] = a->k;
   } else {
     r->ndim = 1;
     r->shape[0] = r->count;
@@ -996,6 +1121,13 @@ static int allocate_result(const cli_args* a, const mpcf_pcfs* X, const mpcf_pcf
   }
   const size_t bytes = (size_t)r->count * elem;
   r->data = malloc(bytes > 0 ? bytes : 1);
+  if (r->data != NULL && a->cmd == CMD_KNN) {
+    r->indices = malloc(r->count > 0 ? (size_t)r->count * sizeof(int64_t) : 1);
+    if (r->indices == NULL) {
+      free(r->data);
+      r->data = NULL;
+    }
+  }
   if (r->data == NULL) {
     error_message("cannot allocate %.3g GB for the result (%" PRIu64 " values of %s)",
                   (double)bytes / 1e9, r->count, a->dtype == MPCF_FLOAT32 ? "float32" : "float64");
@@ -1012,6 +1144,8 @@ static double merge_steps(const cli_args* a, const csv_pcfs* x, const csv_pcfs* 
     case CMD_KERNEL: return (n + 1.0) * total;
     case CMD_CDIST: return (double)y->n * total + n * (double)y->total;
     case CMD_NORM: return total + n;
+    case CMD_KNN:
+      return a->nfiles == 2 ? (double)y->n * total + n * (double)y->total : (n - 1.0) * total;
   }
   return 0.0;
 }
@@ -1035,6 +1169,18 @@ static int compute(const cli_args* a, const mpcf_pcfs* X, const mpcf_pcfs* Y,
       s = mpcf_cdist_start(X, Y, a->metric_kernel ? MPCF_METRIC_L2_KERNEL : MPCF_METRIC_LP_DISTANCE,
                            a->p, r->data, r->count, options, &task);
       break;
+    case CMD_KNN: {
+      uint64_t nx = 0, ny = 0;
+      mpcf_pcfs_count(X, &nx);
+      if (Y) mpcf_pcfs_count(Y, &ny);
+      const uint64_t candidates = Y ? ny : (nx > 0 ? nx - 1 : 0);
+      if (a->k > candidates) {
+        return usage_error("-k %" PRIu64 " is more than the %" PRIu64 " %s", a->k, candidates,
+                           Y ? "functions of FILE_Y" : "other functions of FILE");
+      }
+      s = mpcf_knn_start(X, Y, a->p, a->k, r->data, r->indices, r->count, options, &task);
+      break;
+    }
     case CMD_NORM: break;
   }
   if (s != MPCF_OK) return library_error(s, a->cmd_name);
@@ -1087,16 +1233,23 @@ static int run(const cli_args* a) {
     info.example = 1;
   }
   install_signal_handlers();
+  output_file index_out;
+  memset(&index_out, 0, sizeof index_out);
   if (a->output != NULL && (code = output_open(&out, a->output)) != EXIT_OK) return code;
+  if (a->indices != NULL && (code = output_open(&index_out, a->indices)) != EXIT_OK) {
+    output_abort(&out);
+    return code;
+  }
 
   const double t0 = now_seconds();
   code = read_input(inputs[0], a->dtype, &x, &info.input_names[0]);
-  if (code == EXIT_OK && a->cmd == CMD_CDIST) {
+  const int two_inputs = a->cmd == CMD_CDIST || (a->cmd == CMD_KNN && a->nfiles == 2);
+  if (code == EXIT_OK && two_inputs) {
     code = read_input(inputs[1], a->dtype, &y, &info.input_names[1]);
   }
   info.read_seconds = now_seconds() - t0;
   if (code == EXIT_OK) code = make_collection(&x, info.input_names[0], &X);
-  if (code == EXIT_OK && a->cmd == CMD_CDIST) code = make_collection(&y, info.input_names[1], &Y);
+  if (code == EXIT_OK && two_inputs) code = make_collection(&y, info.input_names[1], &Y);
   if (code == EXIT_OK) code = make_options(a, &options);
   if (code == EXIT_OK) code = allocate_result(a, X, Y, &x, &y, &r);
   if (code == EXIT_OK) {
@@ -1114,10 +1267,17 @@ static int run(const cli_args* a) {
         error_message("cannot write '%s': %s", a->output, strerror(errno ? errno : EIO));
         code = EXIT_DATA;
       }
+      errno = 0;
+      if (code == EXIT_OK && a->indices != NULL &&
+          npy_write_int64(index_out.file, r.shape, r.ndim, r.indices, r.count) != 0) {
+        error_message("cannot write '%s': %s", a->indices, strerror(errno ? errno : EIO));
+        code = EXIT_DATA;
+      }
     } else {
       write_csv(out.file, a, &r, &x, &y);
     }
     if (code == EXIT_OK) code = output_commit(&out);
+    if (code == EXIT_OK && a->indices != NULL) code = output_commit(&index_out);
   }
   if (code == EXIT_OK) {
     const int to_stdout = a->output != NULL && strcmp(a->output, "-") == 0;
@@ -1126,7 +1286,9 @@ static int run(const cli_args* a) {
   }
 
   output_abort(&out);
+  output_abort(&index_out);
   free(r.data);
+  free(r.indices);
   mpcf_options_destroy(options);
   mpcf_pcfs_destroy(X);
   mpcf_pcfs_destroy(Y);

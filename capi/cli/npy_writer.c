@@ -16,15 +16,17 @@ static int host_is_little_endian(void) {
   return first == 1;
 }
 
-size_t npy_preamble(char* buf, size_t buf_size, mpcf_dtype dtype, const uint64_t* shape,
-                    size_t ndim) {
-  const char* descr;
+static const char* descr_of(mpcf_dtype dtype) {
   switch (dtype) {
-    case MPCF_FLOAT32: descr = "<f4"; break;
-    case MPCF_FLOAT64: descr = "<f8"; break;
-    default: return 0;
+    case MPCF_FLOAT32: return "<f4";
+    case MPCF_FLOAT64: return "<f8";
+    default: return NULL;
   }
-  if (ndim > NPY_MAX_DIMS || (ndim > 0 && shape == NULL) || buf_size < NPY_MAGIC_LEN + 1) return 0;
+}
+
+static size_t preamble_with(char* buf, size_t buf_size, const char* descr, const uint64_t* shape,
+                            size_t ndim) {
+  if (descr == NULL || ndim > NPY_MAX_DIMS || (ndim > 0 && shape == NULL) || buf_size < NPY_MAGIC_LEN + 1) return 0;
 
   /* The dict, written after the 10 magic/length bytes. */
   char* dict = buf + NPY_MAGIC_LEN;
@@ -58,6 +60,11 @@ size_t npy_preamble(char* buf, size_t buf_size, mpcf_dtype dtype, const uint64_t
   return total;
 }
 
+size_t npy_preamble(char* buf, size_t buf_size, mpcf_dtype dtype, const uint64_t* shape,
+                    size_t ndim) {
+  return preamble_with(buf, buf_size, descr_of(dtype), shape, ndim);
+}
+
 void npy_copy_little_endian(unsigned char* dst, const void* src, size_t count, size_t elem_size) {
   const unsigned char* s = src;
   if (host_is_little_endian()) {
@@ -69,17 +76,16 @@ void npy_copy_little_endian(unsigned char* dst, const void* src, size_t count, s
   }
 }
 
-int npy_write(FILE* file, mpcf_dtype dtype, const uint64_t* shape, size_t ndim, const void* data,
-              uint64_t count) {
+static int write_array(FILE* file, const char* descr, size_t elem, const uint64_t* shape,
+                       size_t ndim, const void* data, uint64_t count) {
   uint64_t product = 1;
   for (size_t k = 0; k < ndim; ++k) product *= shape[k];
   char preamble[1024];
-  const size_t plen = npy_preamble(preamble, sizeof preamble, dtype, shape, ndim);
+  const size_t plen = preamble_with(preamble, sizeof preamble, descr, shape, ndim);
   if (plen == 0 || product != count || (count > 0 && data == NULL)) {
     errno = EINVAL;
     return -1;
   }
-  const size_t elem = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
   errno = 0;
   if (fwrite(preamble, 1, plen, file) != plen) return -1;
   if (host_is_little_endian()) {
@@ -96,4 +102,15 @@ int npy_write(FILE* file, mpcf_dtype dtype, const uint64_t* shape, size_t ndim, 
     done += k;
   }
   return 0;
+}
+
+int npy_write(FILE* file, mpcf_dtype dtype, const uint64_t* shape, size_t ndim, const void* data,
+              uint64_t count) {
+  return write_array(file, descr_of(dtype), dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double),
+                     shape, ndim, data, count);
+}
+
+int npy_write_int64(FILE* file, const uint64_t* shape, size_t ndim, const int64_t* data,
+                    uint64_t count) {
+  return write_array(file, "<i8", sizeof(int64_t), shape, ndim, data, count);
 }

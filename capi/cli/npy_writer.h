@@ -26,6 +26,10 @@ size_t npy_preamble(char* buf, size_t buf_size, mpcf_dtype dtype, const uint64_t
 int npy_write(FILE* file, mpcf_dtype dtype, const uint64_t* shape, size_t ndim, const void* data,
               uint64_t count);
 
+/** Like npy_write, for int64 elements ('<i8'). */
+int npy_write_int64(FILE* file, const uint64_t* shape, size_t ndim, const int64_t* data,
+                    uint64_t count);
+
 /** Copies count elements of elem_size bytes (4 or 8) from src to dst in
  *  little-endian byte order, whatever the host's order. */
 void npy_copy_little_endian(unsigned char* dst, const void* src, size_t count, size_t elem_size);

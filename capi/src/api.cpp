@@ -49,96 +49,14 @@ SymmetricLayout symmetric_layout(const mpcf_layout& layout, bool kernel) {
                         " is not an mpcf_layout value");
 }
 
-mpcf::CpuExecutionConfig cpu_config(const mpcf_options& o) {
-  mpcf::CpuExecutionConfig c;
-  c.threads = o.threads;
-  c.maxBlockElements = o.max_block_elements;
-  c.splitHint = o.split_hint;
-  c.minBlockSide = o.min_block_side;
-  return c;
-}
-
-mpcf::cuda::CudaExecutionConfig cuda_config(const mpcf_options& o) {
-  mpcf::cuda::CudaExecutionConfig c;
-  c.devices = o.devices;
-  c.splitHint = o.split_hint;
-  c.minBlockSide = o.min_block_side;
-  c.maxBlockElements = o.max_block_elements;
-  c.memoryFraction = o.memory_fraction;
-  return c;
-}
-
-// The backend decision: the one place that knows both CPU and CUDA.
-bool use_cuda(const mpcf_options& o, double mergeSteps) {
-  switch (o.backend) {
-    case MPCF_BACKEND_CPU:
-      return false;
-    case MPCF_BACKEND_CUDA:
-      if (!mpcf::cuda::compiled_with_cuda()) {
-        throw CudaUnavailable(
-            "CUDA not available: backend CUDA was requested but this libmpcf was built without "
-            "CUDA support");
-      }
-      if (mpcf::cuda::device_count() == 0) {
-        throw CudaUnavailable(
-            "CUDA not available: backend CUDA was requested but no CUDA device (or driver) was "
-            "found");
-      }
-      return true;
-    case MPCF_BACKEND_AUTO:
-    default:
-      return mpcf::cuda::compiled_with_cuda() && mpcf::cuda::device_count() > 0 &&
-             mergeSteps >= o.cuda_threshold;
-  }
-}
-
 template <typename T>
-std::unique_ptr<mpcf::Work> make_pairwise_work(const mpcf_pcfs* X, OperationSpec spec,
-                                               SymmetricLayout layout, void* out,
-                                               const mpcf_options& o) {
-  const auto& pcfs = X->get<T>();
-  const double n = static_cast<double>(pcfs->count());
-  const double steps = (spec.is_kernel() ? n + 1 : n - 1) * static_cast<double>(X->total_breakpoints());
-  T* dst = static_cast<T*>(out);
-  const mpcf::Window<T> w = window_of<T>(o);
-  if (use_cuda(o, steps)) {
-    return mpcf::cuda::make_pairwise_task<T>(pcfs, spec, w, dst, layout, cuda_config(o));
-  }
-  const auto count = static_cast<std::size_t>(pcfs->count());
-  return mpcf::dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<mpcf::Work> {
-    using Op = decltype(op);
-    if (spec.is_kernel()) {
-      using W = mpcf::SymmetricMatrixResultWriter<T>;
-      return std::make_unique<mpcf::CpuPairwiseIntegrationTask<T, Op, W>>(
-          pcfs, op, w, W(dst, count, layout), mpcf::TriangleSkipMode::LowerTriangle, cpu_config(o));
-    }
-    using W = mpcf::DistanceMatrixResultWriter<T>;
-    return std::make_unique<mpcf::CpuPairwiseIntegrationTask<T, Op, W>>(
-        pcfs, op, w, W(dst, count, layout), mpcf::TriangleSkipMode::LowerTriangleSkipDiag,
-        cpu_config(o));
-  });
-}
-
-template <typename T>
-std::unique_ptr<mpcf::Work> make_cross_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
-                                            OperationSpec spec, void* out, const mpcf_options& o) {
-  const auto& x = X->get<T>();
-  const auto& y = Y->get<T>();
-  const double steps = static_cast<double>(y->count()) * static_cast<double>(X->total_breakpoints()) +
-                       static_cast<double>(x->count()) * static_cast<double>(Y->total_breakpoints());
-  T* dst = static_cast<T*>(out);
-  const mpcf::Window<T> w = window_of<T>(o);
-  if (use_cuda(o, steps)) {
-    return mpcf::cuda::make_cross_task<T>(x, y, spec, w, dst, cuda_config(o));
-  }
-  return mpcf::dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<mpcf::Work> {
-    using Op = decltype(op);
-    return std::make_unique<mpcf::CpuCrossIntegrationTask<T, Op>>(
-        x, y, op, w,
-        mpcf::DenseResultWriter<T>(dst, static_cast<std::size_t>(x->count()),
-                                   static_cast<std::size_t>(y->count())),
-        cpu_config(o));
-  });
+std::unique_ptr<mpcf::Work> pairwise_work(const mpcf_pcfs* X, OperationSpec spec,
+                                          SymmetricLayout layout, void* out,
+                                          const mpcf_options& o) {
+  const auto n = static_cast<std::size_t>(X->count());
+  auto writer = std::make_shared<mpcf::MatrixWriter<T>>(
+      mpcf::MatrixWriter<T>::symmetric(static_cast<T*>(out), n, layout, spec.is_kernel()));
+  return make_work<T>(request_for<T>(X, nullptr, spec, o, std::move(writer)), o);
 }
 
 std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec,
@@ -148,18 +66,18 @@ std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec
   const SymmetricLayout sl = symmetric_layout(layout, spec.is_kernel());
   check_capacity(mpcf::symmetric_result_size(X->count(), sl, spec.is_kernel()), capacity, out);
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? make_pairwise_work<float>(X, spec, sl, out, o)
-                                       : make_pairwise_work<double>(X, spec, sl, out, o);
+  auto work = X->dtype == MPCF_FLOAT32 ? pairwise_work<float>(X, spec, sl, out, o)
+                                       : pairwise_work<double>(X, spec, sl, out, o);
   return std::make_unique<mpcf::Task>(std::move(work));
 }
 
-OperationSpec cross_spec(const mpcf_metric& metric, double p) {
-  switch (raw_enum(metric)) {
-    case MPCF_METRIC_LP_DISTANCE: return distance_spec(p);
-    case MPCF_METRIC_L2_KERNEL: return OperationSpec::l2_kernel();
-  }
-  throw InvalidArgument("metric " + std::to_string(raw_enum(metric)) +
-                        " is not an mpcf_metric value");
+template <typename T>
+std::unique_ptr<mpcf::Work> cross_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                                       void* out, const mpcf_options& o) {
+  auto writer = std::make_shared<mpcf::MatrixWriter<T>>(mpcf::MatrixWriter<T>::dense(
+      static_cast<T*>(out), static_cast<std::size_t>(X->count()),
+      static_cast<std::size_t>(Y->count())));
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(writer)), o);
 }
 
 std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, const mpcf_metric& metric,
@@ -169,10 +87,10 @@ std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, c
   require(Y, "Y");
   check_same_dtype(X, Y);
   const OperationSpec spec = cross_spec(metric, p);
-  check_capacity(X->count() * Y->count(), capacity, out);
+  check_capacity(mpcf::checked_product(X->count(), Y->count(), "the cdist result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? make_cross_work<float>(X, Y, spec, out, o)
-                                       : make_cross_work<double>(X, Y, spec, out, o);
+  auto work = X->dtype == MPCF_FLOAT32 ? cross_work<float>(X, Y, spec, out, o)
+                                       : cross_work<double>(X, Y, spec, out, o);
   return std::make_unique<mpcf::Task>(std::move(work));
 }
 
@@ -525,7 +443,7 @@ mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y, uint64_t* ou
     require(X, "X");
     require(Y, "Y");
     require(out, "out");
-    *out = X->count() * Y->count();
+    *out = mpcf::checked_product(X->count(), Y->count(), "the cdist result");
   });
 }
 

@@ -114,6 +114,57 @@ void throw_empty_window(double a, double b, const char* dtype) {
   throw InvalidArgument(os.str());
 }
 
+OperationSpec cross_spec(const mpcf_metric& metric, double p) {
+  switch (raw_enum(metric)) {
+    case MPCF_METRIC_LP_DISTANCE: return distance_spec(p);
+    case MPCF_METRIC_L2_KERNEL: return OperationSpec::l2_kernel();
+  }
+  throw InvalidArgument("metric " + std::to_string(raw_enum(metric)) +
+                        " is not an mpcf_metric value");
+}
+
+CpuExecutionConfig cpu_config(const mpcf_options& o) {
+  CpuExecutionConfig c;
+  c.threads = o.threads;
+  c.maxBlockElements = o.max_block_elements;
+  c.splitHint = o.split_hint;
+  c.minBlockSide = o.min_block_side;
+  return c;
+}
+
+cuda::CudaExecutionConfig cuda_config(const mpcf_options& o) {
+  cuda::CudaExecutionConfig c;
+  c.devices = o.devices;
+  c.splitHint = o.split_hint;
+  c.minBlockSide = o.min_block_side;
+  c.maxBlockElements = o.max_block_elements;
+  c.memoryFraction = o.memory_fraction;
+  return c;
+}
+
+bool use_cuda(const mpcf_options& o, double mergeSteps) {
+  switch (o.backend) {
+    case MPCF_BACKEND_CPU:
+      return false;
+    case MPCF_BACKEND_CUDA:
+      if (!cuda::compiled_with_cuda()) {
+        throw CudaUnavailable(
+            "CUDA not available: backend CUDA was requested but this libmpcf was built without "
+            "CUDA support");
+      }
+      if (cuda::device_count() == 0) {
+        throw CudaUnavailable(
+            "CUDA not available: backend CUDA was requested but no CUDA device (or driver) was "
+            "found");
+      }
+      return true;
+    case MPCF_BACKEND_AUTO:
+    default:
+      return cuda::compiled_with_cuda() && cuda::device_count() > 0 &&
+             mergeSteps >= o.cuda_threshold;
+  }
+}
+
 void start_task(std::unique_ptr<Task> t, mpcf_task** out) {
   auto handle = std::make_unique<mpcf_task>();
   handle->task = std::move(t);

@@ -10,10 +10,13 @@
 #include <string>
 
 #include "handles.hpp"
+#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/errors.hpp"
+#include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/core/walk.hpp"
+#include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 #include "mpcf/mpcf.h"
 
 namespace mpcf::capi {
@@ -77,6 +80,37 @@ Window<T> window_of(const mpcf_options& o) {
   const Window<T> w{static_cast<T>(o.window_a), static_cast<T>(o.window_b)};
   if (!(w.a < w.b)) throw_empty_window(o.window_a, o.window_b, sizeof(T) == 4 ? "float32" : "float64");
   return w;
+}
+
+// The distance (MPCF_METRIC_LP_DISTANCE, p) or inner product of a metric.
+OperationSpec cross_spec(const mpcf_metric& metric, double p);
+
+CpuExecutionConfig cpu_config(const mpcf_options& o);
+cuda::CudaExecutionConfig cuda_config(const mpcf_options& o);
+
+// The backend decision: the one place that knows both CPU and CUDA.
+bool use_cuda(const mpcf_options& o, double mergeSteps);
+
+// The request of a computation over X's rows and Y's columns (Y == nullptr:
+// the symmetric plane of X), with the options' window in X's dtype.
+template <typename T>
+PairRequest<T> request_for(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                           const mpcf_options& o, std::shared_ptr<BlockConsumer<T>> consumer) {
+  PairRequest<T> r;
+  r.x = X->get<T>();
+  r.y = Y ? Y->get<T>() : r.x;
+  r.symmetric = Y == nullptr;
+  r.op = spec;
+  r.window = window_of<T>(o);
+  r.consumer = std::move(consumer);
+  return r;
+}
+
+// The work of a request on the backend the options choose.
+template <typename T>
+std::unique_ptr<Work> make_work(PairRequest<T> request, const mpcf_options& o) {
+  if (use_cuda(o, request.merge_steps())) return cuda::make_work<T>(std::move(request), cuda_config(o));
+  return make_cpu_work<T>(std::move(request), cpu_config(o));
 }
 
 // Starts a task in the background and hands it to the caller.

@@ -24,29 +24,39 @@ std::uint64_t computed_pairs(const BlockInfo& b, TriangleSkipMode mode) {
   if (mode == TriangleSkipMode::None) return b.elements();
   std::uint64_t count = 0;
   for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
-    // Columns j in [cols.first, min(cols.last, i or i-1)].
-    const std::size_t hi = mode == TriangleSkipMode::LowerTriangle ? i : (i == 0 ? 0 : i - 1);
-    if (mode == TriangleSkipMode::LowerTriangleSkipDiag && i == 0) continue;
-    if (hi < b.cols.first) continue;
-    count += std::min(hi, b.cols.last) - b.cols.first + 1;
+    // Columns [cols.first, end) of the block are kept in row i.
+    const std::size_t end = kept_column_end(i, mode, b.cols.last + 1);
+    if (end > b.cols.first) count += end - b.cols.first;
   }
   return count;
+}
+
+std::uint64_t integer_sqrt(std::uint64_t x) {
+  // The root of a 64-bit value is below 2^32, so r * r never overflows.
+  constexpr std::uint64_t kMax = 0xffffffffull;
+  auto r = static_cast<std::uint64_t>(std::sqrt(static_cast<long double>(x)));
+  r = std::min(r, kMax);
+  // Correct the rounding of sqrt for large values.
+  while (r > 0 && r * r > x) --r;
+  while (r < kMax && (r + 1) * (r + 1) <= x) ++r;
+  return r;
 }
 
 BlockScheduler::BlockScheduler(const Config& config) : config_(config) {
   const std::size_t dim = std::max(config.nRows, config.nCols);
   const std::uint64_t hint = config.nSplitsHint ? config.nSplitsHint : 1;
   const std::uint64_t perBlock = config.maxOutputElements / hint;
-  auto side = static_cast<std::size_t>(std::floor(std::sqrt(static_cast<long double>(perBlock))));
-  // Guard against rounding of sqrt for large perfect squares.
-  while (side > 0 && static_cast<std::uint64_t>(side) * side > perBlock) --side;
-  while (static_cast<std::uint64_t>(side + 1) * (side + 1) <= perBlock) ++side;
-  side = std::max<std::size_t>(side, static_cast<std::size_t>(config.minBlockSide));
-  side = std::clamp<std::size_t>(side, 1, std::max<std::size_t>(dim, 1));
-  blockSide_ = side;
+  std::uint64_t side = integer_sqrt(perBlock);
+  side = std::max<std::uint64_t>(side, config.minBlockSide);
+  // At most kMaxBands bands per axis, whatever the hints: the block list
+  // stays small (tiny blocks from a huge split hint would otherwise need
+  // n^2 entries).
+  side = std::max<std::uint64_t>(side, (dim + kMaxBands - 1) / kMaxBands);
+  side = std::clamp<std::uint64_t>(side, 1, std::max<std::size_t>(dim, 1));
+  blockSide_ = static_cast<std::size_t>(side);
 
-  const auto rowBands = subdivide(side, config.nRows);
-  const auto colBands = subdivide(side, config.nCols);
+  const auto rowBands = subdivide(blockSide_, config.nRows);
+  const auto colBands = subdivide(blockSide_, config.nCols);
   for (const Band& r : rowBands) {
     for (const Band& c : colBands) {
       if (config.mode == BlockMode::LowerTriangle && c.first > r.last) continue;

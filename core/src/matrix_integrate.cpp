@@ -8,4 +8,18 @@ int resolve_thread_count(int requested) {
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
+template <typename T>
+std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionConfig& cfg) {
+  if (!request.x || !request.y || !request.consumer) {
+    throw std::logic_error("make_cpu_work: incomplete request");
+  }
+  const OperationSpec spec = request.op;
+  return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
+    return std::make_unique<CpuBlockTask<T, decltype(op)>>(std::move(request), op, cfg);
+  });
+}
+
+template std::unique_ptr<Work> make_cpu_work<float>(PairRequest<float>, const CpuExecutionConfig&);
+template std::unique_ptr<Work> make_cpu_work<double>(PairRequest<double>, const CpuExecutionConfig&);
+
 }  // namespace mpcf

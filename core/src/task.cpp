@@ -1,6 +1,8 @@
 #include "mpcf/core/task.hpp"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 
 namespace mpcf {
 
@@ -11,7 +13,16 @@ Task::~Task() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+// The testing hook of mpcf.h: MPCF_DEBUG_HOLD_TASKS set (not "" or "0").
+bool hold_requested() {
+  const char* v = std::getenv("MPCF_DEBUG_HOLD_TASKS");
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+}  // namespace
+
 void Task::start() {
+  hold_ = hold_requested();
   try {
     thread_ = std::thread([this] { execute(); });
   } catch (const std::system_error&) {
@@ -24,6 +35,13 @@ void Task::run_here() { execute(); }
 void Task::execute() noexcept {
   std::exception_ptr error;
   try {
+    if (hold_) {
+      // Computes nothing until cancelled (a test hook, see mpcf.h).
+      while (!control_.cancel_requested()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      throw Cancelled();
+    }
     work_->run(control_);
   } catch (...) {
     error = std::current_exception();

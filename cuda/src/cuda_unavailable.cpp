@@ -16,32 +16,11 @@ int device_count() noexcept { return 0; }
 std::string build_info() { return "cuda=off"; }
 
 template <typename T>
-std::unique_ptr<Work> make_pairwise_task(std::shared_ptr<const PcfCollection<T>>, OperationSpec,
-                                         Window<T>, T*, SymmetricLayout,
-                                         const CudaExecutionConfig&) {
+std::unique_ptr<Work> make_work(PairRequest<T>, const CudaExecutionConfig&) {
   unavailable();
 }
 
-template <typename T>
-std::unique_ptr<Work> make_cross_task(std::shared_ptr<const PcfCollection<T>>,
-                                      std::shared_ptr<const PcfCollection<T>>, OperationSpec,
-                                      Window<T>, T*, const CudaExecutionConfig&) {
-  unavailable();
-}
-
-template std::unique_ptr<Work> make_pairwise_task<float>(std::shared_ptr<const PcfCollection<float>>,
-                                                         OperationSpec, Window<float>, float*,
-                                                         SymmetricLayout,
-                                                         const CudaExecutionConfig&);
-template std::unique_ptr<Work> make_pairwise_task<double>(
-    std::shared_ptr<const PcfCollection<double>>, OperationSpec, Window<double>, double*,
-    SymmetricLayout, const CudaExecutionConfig&);
-template std::unique_ptr<Work> make_cross_task<float>(std::shared_ptr<const PcfCollection<float>>,
-                                                      std::shared_ptr<const PcfCollection<float>>,
-                                                      OperationSpec, Window<float>, float*,
-                                                      const CudaExecutionConfig&);
-template std::unique_ptr<Work> make_cross_task<double>(
-    std::shared_ptr<const PcfCollection<double>>, std::shared_ptr<const PcfCollection<double>>,
-    OperationSpec, Window<double>, double*, const CudaExecutionConfig&);
+template std::unique_ptr<Work> make_work<float>(PairRequest<float>, const CudaExecutionConfig&);
+template std::unique_ptr<Work> make_work<double>(PairRequest<double>, const CudaExecutionConfig&);
 
 }  // namespace mpcf::cuda

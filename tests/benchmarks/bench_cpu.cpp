@@ -84,6 +84,58 @@ void BM_pdist_l1(benchmark::State& state, mpcf_dtype dtype) {
   mpcf_pcfs_destroy(X);
 }
 
+// The reductions over the same pairs as pdist (DESIGN §8: within 1.15x of
+// pdist): k = 10 nearest neighbours, and the L2-kernel mat-vec with r
+// columns (range(3)).
+mpcf_pcfs* cpu_case(benchmark::State& state, mpcf_dtype dtype, mpcf_options** o) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto m = static_cast<std::size_t>(state.range(1));
+  static const Input in = make_input(2000, 128);  // every case here is n = 2000, m = 128
+  if (n != 2000 || m != 128) throw std::runtime_error("reduction cases are n = 2000, m = 128");
+  mpcf_pcfs* X = nullptr;
+  check(dtype == MPCF_FLOAT32
+            ? mpcf_pcfs_create(dtype, n, in.offsets.data(), in.t32.data(), in.v32.data(), &X)
+            : mpcf_pcfs_create(dtype, n, in.offsets.data(), in.t.data(), in.v.data(), &X));
+  check(mpcf_options_create(o));
+  check(mpcf_options_set_backend(*o, MPCF_BACKEND_CPU));
+  check(mpcf_options_set_threads(*o, static_cast<int>(state.range(2))));
+  state.counters["steps_per_s"] =
+      benchmark::Counter(merge_steps(n, m), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = static_cast<double>(state.range(2));
+  return X;
+}
+
+void BM_knn(benchmark::State& state, mpcf_dtype dtype) {
+  mpcf_options* o = nullptr;
+  mpcf_pcfs* X = cpu_case(state, dtype, &o);
+  const std::size_t n = 2000, k = 10;
+  std::vector<double> dist(n * k);
+  std::vector<std::int64_t> idx(n * k);
+  for (auto _ : state) {
+    check(mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o));
+    benchmark::ClobberMemory();
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+void BM_matvec(benchmark::State& state, mpcf_dtype dtype) {
+  mpcf_options* o = nullptr;
+  mpcf_pcfs* X = cpu_case(state, dtype, &o);
+  const std::size_t n = 2000, r = static_cast<std::size_t>(state.range(3));
+  std::vector<double> V64(n * r, 0.5), out64(n * r);
+  std::vector<float> V32(n * r, 0.5f), out32(n * r);
+  const void* V = dtype == MPCF_FLOAT32 ? static_cast<const void*>(V32.data()) : V64.data();
+  void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
+  for (auto _ : state) {
+    check(mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V, n * r, r, out, n * r, o));
+    benchmark::ClobberMemory();
+  }
+  state.counters["r"] = static_cast<double>(r);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
 // Baseline: the obvious implementation, one thread.
 double naive_l1(const std::vector<std::pair<double, double>>& f,
                 const std::vector<std::pair<double, double>>& g) {
@@ -132,6 +184,14 @@ BENCHMARK_CAPTURE(BM_pdist_l1, f32, MPCF_FLOAT32)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_pdist_l1, f64, MPCF_FLOAT64)
     ->Args({2000, 128, 1})->Args({2000, 128, 2})->Args({1000, 32, 2})->Args({500, 512, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_knn, f32, MPCF_FLOAT32)->Args({2000, 128, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_knn, f64, MPCF_FLOAT64)->Args({2000, 128, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 2, 1})->Args({2000, 128, 2, 16})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 2, 1})->Args({2000, 128, 2, 16})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -104,50 +104,102 @@ static void test_scheduler_hints_and_floor(void**) {
   assert_int_equal(make(1u << 20, 1u << 20, BlockMode::Full, 4294967296ull).block_side(), 65536);
 }
 
-static void test_writers_layouts(void**) {
-  const std::size_t n = 4;
-  std::vector<double> packed(6, -1), cond(6, -1), dense(16, -1), kern(10, -1);
-  DistanceMatrixResultWriter<double> wp(packed.data(), n, SymmetricLayout::PackedLower);
-  DistanceMatrixResultWriter<double> wc(cond.data(), n, SymmetricLayout::Condensed);
-  DistanceMatrixResultWriter<double> wd(dense.data(), n, SymmetricLayout::Dense);
-  SymmetricMatrixResultWriter<double> wk(kern.data(), n, SymmetricLayout::PackedLower);
-  wd.prepare();
+// The n x n block of the plane with value 10 i + j where `skip` keeps the
+// pair and 0 elsewhere, row-major or column-major.
+static std::vector<double> plane_block(std::size_t n, TriangleSkipMode skip, BlockOrder order) {
+  std::vector<double> buf(n * n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) {
-      const double v = 10.0 * i + j;
-      wk.store(i, j, v);
-      if (j == i) continue;
-      wp.store(i, j, v);
-      wc.store(i, j, v);
-      wd.store(i, j, v);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (!pair_kept(i, j, skip)) continue;
+      buf[order == BlockOrder::RowMajor ? i * n + j : j * n + i] = 10.0 * i + j;
     }
   }
+  return buf;
+}
+
+static void write_whole(MatrixWriter<double>& w, std::size_t n, TriangleSkipMode skip,
+                        BlockOrder order) {
+  PairPlane plane;
+  plane.nRows = plane.nCols = n;
+  plane.skip = skip;
+  w.prepare(plane);
+  BlockInfo b;
+  b.rows = {0, n - 1};
+  b.cols = {0, n - 1};
+  const auto buf = plane_block(n, skip, order);
+  w.consume(BlockPiece<double>{b, buf.data(), order});
+  w.finish();
+}
+
+static void test_writers_layouts(void**) {
+  const std::size_t n = 4;
+  const auto skipDiag = TriangleSkipMode::LowerTriangleSkipDiag;
+  const auto withDiag = TriangleSkipMode::LowerTriangle;
+  std::vector<double> packed(6, -1), cond(6, -1), condCols(6, -1), dense(16, -1), kern(10, -1);
+  auto wp = MatrixWriter<double>::symmetric(packed.data(), n, SymmetricLayout::PackedLower, false);
+  auto wc = MatrixWriter<double>::symmetric(cond.data(), n, SymmetricLayout::Condensed, false);
+  auto wcc = MatrixWriter<double>::symmetric(condCols.data(), n, SymmetricLayout::Condensed, false);
+  auto wd = MatrixWriter<double>::symmetric(dense.data(), n, SymmetricLayout::Dense, false);
+  auto wk = MatrixWriter<double>::symmetric(kern.data(), n, SymmetricLayout::PackedLower, true);
+  write_whole(wp, n, skipDiag, BlockOrder::RowMajor);
+  write_whole(wc, n, skipDiag, BlockOrder::RowMajor);
+  write_whole(wcc, n, skipDiag, BlockOrder::ColumnMajor);
+  write_whole(wd, n, skipDiag, BlockOrder::RowMajor);
+  write_whole(wk, n, withDiag, BlockOrder::RowMajor);
   // Packed lower: (1,0) (2,0) (2,1) (3,0) (3,1) (3,2).
   assert_true((packed == std::vector<double>{10, 20, 21, 30, 31, 32}));
   // Condensed (SciPy): (0,1) (0,2) (0,3) (1,2) (1,3) (2,3).
   assert_true((cond == std::vector<double>{10, 20, 30, 21, 31, 32}));
+  assert_true(condCols == cond);
   assert_true((kern == std::vector<double>{0, 10, 11, 20, 21, 22, 30, 31, 32, 33}));
   const std::vector<double> d{0, 10, 20, 30, 10, 0, 21, 31, 20, 21, 0, 32, 30, 31, 32, 0};
   assert_true(dense == d);
   assert_int_equal(wp.size(), 6);
   assert_int_equal(wk.size(), 10);
   assert_int_equal(wd.size(), 16);
+  assert_true(wc.preferred_order() == BlockOrder::ColumnMajor);
+  assert_true(wp.preferred_order() == BlockOrder::RowMajor);
+  // A dense (cdist) writer: every pair.
+  std::vector<double> full(6, -1);
+  auto wf = MatrixWriter<double>::dense(full.data(), 2, 3);
+  PairPlane plane;
+  plane.nRows = 2;
+  plane.nCols = 3;
+  wf.prepare(plane);
+  BlockInfo b;
+  b.rows = {0, 1};
+  b.cols = {1, 2};
+  const std::vector<double> piece{1, 2, 11, 12};
+  wf.consume(BlockPiece<double>{b, piece.data(), BlockOrder::RowMajor});
+  b.cols = {0, 0};
+  const std::vector<double> first{0, 10};
+  wf.consume(BlockPiece<double>{b, first.data(), BlockOrder::RowMajor});
+  assert_true((full == std::vector<double>{0, 1, 2, 10, 11, 12}));
+  // The writer refuses a plane it was not made for.
+  bool raised = false;
+  try {
+    plane.skip = TriangleSkipMode::LowerTriangle;
+    wf.prepare(plane);
+  } catch (const std::logic_error&) {
+    raised = true;
+  }
+  assert_true(raised);
 }
 
 static void test_scatter_validation(void**) {
   // A 3x3 diagonal block of a distance matrix: entries with i <= j are skipped.
   std::vector<double> out(3, -1);
-  DistanceMatrixResultWriter<double> w(out.data(), 3, SymmetricLayout::PackedLower);
+  auto w = MatrixWriter<double>::symmetric(out.data(), 3, SymmetricLayout::PackedLower, false);
   BlockInfo b;
   b.rows = {0, 2};
   b.cols = {0, 2};
   std::vector<double> buf{0, 0, 0, 1, 0, 0, 2, 3, 0};
-  w.scatter_block(b, buf.data());
+  w.consume(BlockPiece<double>{b, buf.data(), BlockOrder::RowMajor});
   assert_true((out == std::vector<double>{1, 2, 3}));
   buf[1] = 5.0;  // a non-zero entry above the diagonal: a bug, must raise
   bool raised = false;
   try {
-    w.scatter_block(b, buf.data());
+    w.consume(BlockPiece<double>{b, buf.data(), BlockOrder::RowMajor});
   } catch (const std::logic_error&) {
     raised = true;
   }
@@ -156,15 +208,15 @@ static void test_scatter_validation(void**) {
   buf[4] = 1e-300;  // the diagonal must be exactly zero for distances
   raised = false;
   try {
-    w.scatter_block(b, buf.data());
+    w.consume(BlockPiece<double>{b, buf.data(), BlockOrder::RowMajor});
   } catch (const std::logic_error&) {
     raised = true;
   }
   assert_true(raised);
   // Kernel (symmetric) writer accepts a diagonal value.
   std::vector<double> k(6, -1);
-  SymmetricMatrixResultWriter<double> wk(k.data(), 3, SymmetricLayout::PackedLower);
-  wk.scatter_block(b, buf.data());
+  auto wk = MatrixWriter<double>::symmetric(k.data(), 3, SymmetricLayout::PackedLower, true);
+  wk.consume(BlockPiece<double>{b, buf.data(), BlockOrder::RowMajor});
   assert_true(k[2] == 1e-300);
   wk.poison();
   for (double x : k) assert_true(std::isnan(x));
@@ -259,9 +311,69 @@ static void test_task_error_propagation(void**) {
   assert_true(raw->discarded);
 }
 
+// floor(sqrt(x)) over the whole 64-bit range (the scheduler once looped for
+// ever on UINT64_MAX: (2^32)^2 wraps to 0).
+static void test_integer_sqrt(void**) {
+  assert_true(integer_sqrt(0) == 0);
+  assert_true(integer_sqrt(1) == 1);
+  assert_true(integer_sqrt(15) == 3);
+  assert_true(integer_sqrt(16) == 4);
+  assert_true(integer_sqrt(0xfffffffe00000001ull) == 0xffffffffull);      // (2^32 - 1)^2
+  assert_true(integer_sqrt(0xfffffffe00000000ull) == 0xfffffffeull);      // one below it
+  assert_true(integer_sqrt(std::numeric_limits<std::uint64_t>::max()) == 0xffffffffull);
+  // Block hints at the limits give one block for a small problem.
+  const auto s = make(5, 5, BlockMode::LowerTriangle, std::numeric_limits<std::uint64_t>::max());
+  assert_int_equal(s.block_side(), 5);
+  assert_int_equal(s.blocks().size(), 1);
+  // A huge split hint cannot cut an axis into more than kMaxBands bands.
+  const auto t = make(10000, 10000, BlockMode::Full, 100000000, std::numeric_limits<std::uint64_t>::max());
+  assert_int_equal(t.block_side(), 5);  // ceil(10000 / 2048)
+  assert_int_equal(t.blocks().size(), 2000u * 2000u);
+}
+
+// Result sizes that do not fit 64 bits are refused (n(n-1)/2 passes 2^64 at
+// n = 6,074,001,001).
+static void test_result_size_overflow(void**) {
+  assert_true(symmetric_result_size(6074001000ull, SymmetricLayout::Condensed, false) ==
+              18446744070963499500ull);
+  bool threw = false;
+  try {
+    (void)symmetric_result_size(6074001001ull, SymmetricLayout::Condensed, false);
+  } catch (const InvalidArgument& e) {
+    threw = std::strstr(e.what(), "more than a 64-bit size can count") != nullptr;
+  }
+  assert_true(threw);
+  assert_true(symmetric_result_size(4294967295ull, SymmetricLayout::Dense, false) ==
+              18446744065119617025ull);
+  threw = false;
+  try {
+    (void)symmetric_result_size(4294967296ull, SymmetricLayout::Dense, false);
+  } catch (const InvalidArgument&) {
+    threw = true;
+  }
+  assert_true(threw);
+  threw = false;
+  try {
+    (void)symmetric_result_size(std::numeric_limits<std::uint64_t>::max(), SymmetricLayout::PackedLower, true);
+  } catch (const InvalidArgument&) {
+    threw = true;
+  }
+  assert_true(threw);
+  assert_true(checked_product(1ull << 32, (1ull << 32) - 1, "x") == 18446744069414584320ull);
+  threw = false;
+  try {
+    (void)checked_product(1ull << 32, 1ull << 32, "the cdist result");
+  } catch (const InvalidArgument& e) {
+    threw = std::strstr(e.what(), "the cdist result has 4294967296 x 4294967296") != nullptr;
+  }
+  assert_true(threw);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_subdivide),
+      cmocka_unit_test(test_integer_sqrt),
+      cmocka_unit_test(test_result_size_overflow),
       cmocka_unit_test(test_scheduler_lower_triangle_9x9),
       cmocka_unit_test(test_scheduler_full_and_sorting),
       cmocka_unit_test(test_scheduler_hints_and_floor),

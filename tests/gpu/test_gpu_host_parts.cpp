@@ -6,9 +6,10 @@
 //    windows and unbounded tails, for every operation, both dtypes and a
 //    strided (tiled) second function; so does its unchecked fold (whole
 //    line, L1 and kernel), zero rectangles and unbounded tails included;
-//  * BlockSink stores blocks (whole, or in row / column slices) at the
-//    positions the layouts define, written out here independently, and
-//    rejects a non-zero entry outside the computed triangle.
+//  * the matrix writer stores blocks (whole, or in row / column slices, as
+//    the GPU pipeline hands them over) at the positions the layouts define,
+//    written out here independently, and rejects a non-zero entry outside
+//    the computed triangle.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,7 +22,7 @@
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/walk.hpp"
-#include "mpcf/cuda/block_sink.hpp"
+#include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/sentinel_walk.hpp"
 
 extern "C" {
@@ -172,7 +173,7 @@ void test_same_bits_as_integrate_pair(void**) {
   compare_random<double>(OperationL2InnerProduct<double>{}, "kernel f64");
 }
 
-// ---- BlockSink ----
+// ---- the matrix writer ----
 
 // The expected output, from positions written out per layout.
 std::vector<double> expected_symmetric(std::size_t n, SymmetricLayout layout, bool withDiagonal,
@@ -183,8 +184,8 @@ std::vector<double> expected_symmetric(std::size_t n, SymmetricLayout layout, bo
       out.assign(n * n, -1.0);
       for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
-          if (i == j && !withDiagonal) continue;  // left to the writer's prepare()
-          out[i * n + j] = value(std::max(i, j), std::min(i, j));
+          // The zero diagonal of a distance matrix comes from prepare().
+          out[i * n + j] = i == j && !withDiagonal ? 0.0 : value(std::max(i, j), std::min(i, j));
         }
       }
       break;
@@ -222,28 +223,37 @@ std::vector<double> block_buffer(const BlockInfo& b, BlockOrder order, bool symm
 
 // Stores every block of a side-`side` decomposition, each in two slices
 // along the order's major axis (as the pipeline does).
-void store_all(const BlockSink<double>& sink, std::size_t nRows, std::size_t nCols,
+void store_all(MatrixWriter<double>& sink, std::size_t nRows, std::size_t nCols,
                std::size_t side, bool lowerOnly, bool symmetric, bool withDiagonal) {
+  PairPlane plane;
+  plane.nRows = nRows;
+  plane.nCols = nCols;
+  plane.skip = !symmetric ? TriangleSkipMode::None
+                          : (withDiagonal ? TriangleSkipMode::LowerTriangle
+                                          : TriangleSkipMode::LowerTriangleSkipDiag);
+  sink.prepare(plane);
+  const BlockOrder order = sink.preferred_order();
   for (const Band& rows : subdivide(side, nRows)) {
     for (const Band& cols : subdivide(side, nCols)) {
       if (lowerOnly && cols.first > rows.last) continue;
       const BlockInfo b{rows, cols, 0};
-      const auto buf = block_buffer(b, sink.order(), symmetric, withDiagonal);
-      const bool byColumns = sink.order() == BlockOrder::ColumnMajor;
+      const auto buf = block_buffer(b, order, symmetric, withDiagonal);
+      const bool byColumns = order == BlockOrder::ColumnMajor;
       const Band& major = byColumns ? b.cols : b.rows;
       const std::size_t split = major.size() / 2;
       if (split == 0) {
-        sink.store(b, buf.data());
+        sink.consume(BlockPiece<double>{b, buf.data(), order});
         continue;
       }
       BlockInfo first = b, second = b;
       (byColumns ? first.cols : first.rows) = Band{major.first, major.first + split - 1};
       (byColumns ? second.cols : second.rows) = Band{major.first + split, major.last};
       const std::size_t line = byColumns ? b.n_rows() : b.n_cols();
-      sink.store(second, buf.data() + split * line);
-      sink.store(first, buf.data());
+      sink.consume(BlockPiece<double>{second, buf.data() + split * line, order});
+      sink.consume(BlockPiece<double>{first, buf.data(), order});
     }
   }
+  sink.finish();
 }
 
 void test_sink_symmetric_layouts(void**) {
@@ -255,9 +265,10 @@ void test_sink_symmetric_layouts(void**) {
       const std::vector<double> want = expected_symmetric(n, layout, withDiagonal, pair_value);
       for (std::size_t side : {1, 4, 5, 13}) {
         std::vector<double> out(want.size(), -1.0);
-        const auto sink = BlockSink<double>::symmetric(out.data(), n, layout, withDiagonal);
-        assert_true(sink.order() == (layout == SymmetricLayout::Condensed ? BlockOrder::ColumnMajor
-                                                                          : BlockOrder::RowMajor));
+        auto sink = MatrixWriter<double>::symmetric(out.data(), n, layout, withDiagonal);
+        assert_true(sink.preferred_order() == (layout == SymmetricLayout::Condensed
+                                                   ? BlockOrder::ColumnMajor
+                                                   : BlockOrder::RowMajor));
         store_all(sink, n, n, side, true, true, withDiagonal);
         for (std::size_t k = 0; k < want.size(); ++k) {
           if (out[k] != want[k]) {
@@ -273,8 +284,8 @@ void test_sink_symmetric_layouts(void**) {
 void test_sink_dense_cross(void**) {
   const std::size_t nr = 7, nc = 11;
   std::vector<double> out(nr * nc, -1.0);
-  const auto sink = BlockSink<double>::dense(out.data(), nr, nc);
-  assert_true(sink.order() == BlockOrder::RowMajor);
+  auto sink = MatrixWriter<double>::dense(out.data(), nr, nc);
+  assert_true(sink.preferred_order() == BlockOrder::RowMajor);
   store_all(sink, nr, nc, 3, false, false, false);
   for (std::size_t i = 0; i < nr; ++i) {
     for (std::size_t j = 0; j < nc; ++j) assert_true(out[i * nc + j] == pair_value(i, j));
@@ -285,12 +296,12 @@ void test_sink_rejects_nonzero_skipped_entries(void**) {
   const std::size_t n = 6;
   for (SymmetricLayout layout : {SymmetricLayout::PackedLower, SymmetricLayout::Condensed}) {
     std::vector<double> out(n * n, 0.0);
-    const auto sink = BlockSink<double>::symmetric(out.data(), n, layout, false);
+    auto sink = MatrixWriter<double>::symmetric(out.data(), n, layout, false);
     const BlockInfo b{{0, 5}, {0, 5}, 0};
-    auto buf = block_buffer(b, sink.order(), true, false);
+    auto buf = block_buffer(b, sink.preferred_order(), true, false);
     buf[2 * 6 + 2] = 0.5;  // the diagonal entry (2, 2) in either order
     try {
-      sink.store(b, buf.data());
+      sink.consume(BlockPiece<double>{b, buf.data(), sink.preferred_order()});
       fail_msg("a non-zero diagonal entry was accepted");
     } catch (const std::logic_error& e) {
       assert_non_null(std::strstr(e.what(), "(2, 2)"));
@@ -298,7 +309,7 @@ void test_sink_rejects_nonzero_skipped_entries(void**) {
   }
   try {
     std::vector<double> out(10);
-    (void)BlockSink<double>::symmetric(out.data(), 5, SymmetricLayout::Condensed, true);
+    (void)MatrixWriter<double>::symmetric(out.data(), 5, SymmetricLayout::Condensed, true);
     fail_msg("a condensed kernel matrix was accepted");
   } catch (const std::logic_error&) {
   }

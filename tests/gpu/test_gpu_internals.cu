@@ -35,6 +35,29 @@ std::shared_ptr<const PcfCollection<T>> collection_of(const Pcfs& P) {
   return std::make_shared<const PcfCollection<T>>(P.n(), P.offsets.data(), t.data(), v.data(), 1);
 }
 
+// The L1 GPU task of X against Y (Y null: pdist of X) into `consumer`.
+template <typename Consumer>
+auto l1_task(std::shared_ptr<const PcfCollection<double>> X,
+             std::shared_ptr<const PcfCollection<double>> Y, std::shared_ptr<Consumer> consumer,
+             std::vector<int> devices, const CudaExecutionConfig& cfg) {
+  PairRequest<double> r;
+  r.x = X;
+  r.y = Y ? Y : X;
+  r.symmetric = !Y;
+  r.op = OperationSpec::distance(1.0);
+  r.consumer = std::move(consumer);
+  return make_pcf_task<double>(r, OperationL1Dist<double>{}, std::move(devices), cfg);
+}
+
+std::shared_ptr<MatrixWriter<double>> condensed_writer(std::vector<double>& out, std::size_t n) {
+  return std::make_shared<MatrixWriter<double>>(
+      MatrixWriter<double>::symmetric(out.data(), n, SymmetricLayout::Condensed, false));
+}
+std::shared_ptr<MatrixWriter<double>> dense_writer(std::vector<double>& out, std::size_t nr,
+                                                   std::size_t nc) {
+  return std::make_shared<MatrixWriter<double>>(MatrixWriter<double>::dense(out.data(), nr, nc));
+}
+
 // ---- errors and RAII ----
 
 void test_error_macro_names_call_file_line_and_error(void**) {
@@ -433,11 +456,12 @@ void test_pipeline_stops_on_failure(void**) {
   c.maxOutputElements = 40 * 40;  // 15 blocks
   BlockScheduler sched(c);
   std::vector<double> out(P.n() * (P.n() - 1) / 2, 0.0);
-  DistanceMatrixResultWriter<double> writer(out.data(), P.n(), SymmetricLayout::PackedLower);
-  auto scatter = [&](const BlockInfo& b, const double* buf) {
-    auto w = writer;
-    w.scatter_block(b, buf);
-  };
+  auto writer = MatrixWriter<double>::symmetric(out.data(), P.n(), SymmetricLayout::PackedLower, false);
+  PairPlane plane;
+  plane.nRows = plane.nCols = P.n();
+  plane.skip = TriangleSkipMode::LowerTriangleSkipDiag;
+  writer.prepare(plane);
+  IdentityStage<double> scatter(writer, plane, false);
   {
     FaultyBlockOp<Inner> faulty{inner, false};
     CudaBlockPipeline<FaultyBlockOp<Inner>> pipeline(faulty, sched, {0}, 2);
@@ -493,22 +517,19 @@ void test_every_listed_gpu_is_used(void**) {
   spec.maxM = 50;
   const Pcfs P = random_pcfs(rng, spec);
   const std::size_t pairs = P.n() * (P.n() - 1) / 2;
-  auto data = cuda_data_of<double>(collection_of(P));
-  using W = DistanceMatrixResultWriter<double>;
+  auto X = collection_of(P);
   std::size_t blockCount = 0;
   auto run_on = [&](std::vector<int> devices, std::vector<double>& out) {
     CudaExecutionConfig cfg;
     cfg.devices = devices;
     cfg.splitHint = 64;
     cfg.minBlockSide = 1;
-    CudaPairwiseIntegrationTask<double, OperationL1Dist<double>, W> task(
-        data, {}, Window<double>::whole_line(), out.data(), SymmetricLayout::Condensed,
-        TriangleSkipMode::LowerTriangleSkipDiag, devices, cfg);
+    auto task = l1_task(X, nullptr, condensed_writer(out, P.n()), devices, cfg);
     TaskControl control;
-    task.run(control);
+    task->run(control);
     assert_int_equal(control.done(), pairs);
-    blockCount = task.block_count();
-    return task.blocks_per_device();
+    blockCount = task->block_count();
+    return task->blocks_per_device();
   };
   std::vector<double> one(pairs);
   run_on({0}, one);
@@ -551,11 +572,9 @@ void test_shared_upload_and_overlap_same_bits(void**) {
   const Pcfs X = random_pcfs(rng, spec);
   spec.n = 90;
   const Pcfs Y = random_pcfs(rng, spec);
-  auto dx = cuda_data_of<double>(collection_of(X));
-  auto dy = cuda_data_of<double>(collection_of(Y));
+  auto cx = collection_of(X);
+  auto cy = collection_of(Y);
   const std::size_t pairs = X.n() * (X.n() - 1) / 2;
-  using W = DistanceMatrixResultWriter<double>;
-  using L1 = OperationL1Dist<double>;
   std::vector<std::vector<int>> lists{{0}};
   if (gpus > 1) {
     lists.emplace_back(static_cast<std::size_t>(gpus));
@@ -576,24 +595,20 @@ void test_shared_upload_and_overlap_same_bits(void**) {
       cfg.sharedUpload = shared;
       cfg.overlapBlocks = overlap;
       pd[k].assign(pairs, -1.0);
-      CudaPairwiseIntegrationTask<double, L1, W> p(dx, {}, Window<double>::whole_line(),
-                                                   pd[k].data(), SymmetricLayout::Condensed,
-                                                   TriangleSkipMode::LowerTriangleSkipDiag,
-                                                   devices, cfg);
+      auto p = l1_task(cx, nullptr, condensed_writer(pd[k], X.n()), devices, cfg);
       TaskControl c1;
-      p.run(c1);
-      assert_true(p.resident());
-      assert_true(shared ? p.stats().upload > 0 : p.stats().upload == 0);
-      assert_int_equal(p.slots(), overlap ? 2 : 1);
-      assert_true(p.block_count() > 2);
+      p->run(c1);
+      assert_true(p->resident());
+      assert_true(shared ? p->stats().upload > 0 : p->stats().upload == 0);
+      assert_int_equal(p->slots(), overlap ? 2 : 1);
+      assert_true(p->block_count() > 2);
       cd[k].assign(X.n() * Y.n(), -1.0);
-      CudaCrossIntegrationTask<double, L1> x(dx, dy, {}, Window<double>::whole_line(),
-                                             cd[k].data(), devices, cfg);
+      auto x = l1_task(cx, cy, dense_writer(cd[k], X.n(), Y.n()), devices, cfg);
       TaskControl c2;
-      x.run(c2);
-      assert_true(x.resident());
-      assert_true(shared ? x.stats().upload > 0 : x.stats().upload == 0);
-      assert_int_equal(x.slots(), overlap ? 2 : 1);
+      x->run(c2);
+      assert_true(x->resident());
+      assert_true(shared ? x->stats().upload > 0 : x->stats().upload == 0);
+      assert_int_equal(x->slots(), overlap ? 2 : 1);
     }
     for (int k = 1; k < 3; ++k) {
       assert_memory_equal(pd[0].data(), pd[k].data(), pairs * sizeof(double));
@@ -647,12 +662,14 @@ void test_two_slots_streamed_and_resident(void**) {
       op.set_resident(variants[k].resident);
       op.set_slots(variants[k].slots);
       out[k].assign(pairs, -1.0);
-      DistanceMatrixResultWriter<double> writer(out[k].data(), P.n(), SymmetricLayout::PackedLower);
-      auto scatter = [&](const BlockInfo& b, const double* buf) {
-        auto w = writer;
-        w.scatter_block(b, buf);
-      };
-      CudaBlockPipeline<BlockOpL1> pipeline(op, sched, {0}, 2, false, variants[k].slots > 1);
+      auto writer =
+          MatrixWriter<double>::symmetric(out[k].data(), P.n(), SymmetricLayout::PackedLower, false);
+      PairPlane plane;
+      plane.nRows = plane.nCols = P.n();
+      plane.skip = TriangleSkipMode::LowerTriangleSkipDiag;
+      writer.prepare(plane);
+      IdentityStage<double> scatter(writer, plane, false);
+      CudaBlockPipeline<BlockOpL1> pipeline(op, sched, {0}, 2, variants[k].slots > 1);
       TaskControl control;
       pipeline.run(control, scatter);
       assert_int_equal(pipeline.blocks_per_device()[0], sched.blocks().size());
@@ -718,7 +735,7 @@ void test_planner_slots(void**) {
     plan(2.0, 1.2, true);
     fail_msg("a plan whose data never fits was accepted");
   } catch (const OutOfMemory& e) {
-    assert_true(contains(e.what(), "single pair"));
+    assert_true(contains(e.what(), "smallest possible block"));
   }
 }
 

@@ -35,4 +35,17 @@ if command -v pkg-config >/dev/null 2>&1; then
 else
   echo "pkg-config not found"; exit 1
 fi
+# 3. The CLI of a prefix install runs without LD_LIBRARY_PATH or ldconfig
+#    (RPATH $ORIGIN/../lib) and finds the installed example dataset relative
+#    to itself, also after the prefix has been moved.
+if [ -x "$prefix/bin/mpcf" ]; then
+  mv "$prefix" "$work/moved"
+  moved=$(cd "$work/moved" && pwd -P)
+  out=$(env -u LD_LIBRARY_PATH -u MPCF_EXAMPLE_DATA "$moved/bin/mpcf" --threads 1) || {
+    echo "the installed CLI failed (exit $?)"; exit 1; }
+  echo "$out" | grep -q "^  input  *$moved/bin/\.\./share/mpcf/example_pcfs\.csv\$" || {
+    echo "the installed CLI did not use its installed example dataset:"; echo "$out"; exit 1; }
+  echo "installed CLI ok: $(echo "$out" | grep '^  input')"
+  mv "$work/moved" "$prefix"
+fi
 echo "install test passed"

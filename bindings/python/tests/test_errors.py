@@ -2,6 +2,7 @@
 from, and a message that names what is wrong."""
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -100,8 +101,8 @@ def test_invalid_pcf_in_lp_distance():
         (np.zeros((4, 3)), ValueError, r"shape \(\.\.\., m, 2\)"),
         ([[F, G], [F]], ValueError, "irregular nesting"),
         ([F, [(0, 1), (1,)]], ValueError, r"index \(1,\)"),
-        ([F, 5], TypeError, r"index \(1,\) is a int"),
-        (5, TypeError, "is a int"),
+        ([F, 5], TypeError, r"index \(1,\) is an int;"),
+        (5, TypeError, r"the element at index \(\) is an int;"),
         ([F, {"t": 1}], TypeError, "is a dict"),
         ([np.zeros(5)], ValueError, r"index \(0,\) is an array of shape \(5,\)"),
     ],
@@ -111,6 +112,25 @@ def test_bad_input_forms(data, exc, message):
         mpcf.PcfCollection(data)
     with pytest.raises(exc, match=message):
         mpcf.pdist(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        np.array([F], dtype=np.int64),
+        [np.array(F, dtype=np.int64)],
+        [np.array(F, dtype=np.float32), np.array(G)],
+    ],
+)
+def test_dtype_errors_suggest_what_pdist_accepts(data):
+    # pdist has no dtype= argument: the message names what works from there.
+    with pytest.raises(TypeError) as info:
+        mpcf.pdist(data)
+    message = str(info.value)
+    assert "mpcf.PcfCollection(data, dtype=np.float64)" in message
+    assert "pass dtype=" not in message
+    converted = mpcf.PcfCollection(data, dtype=np.float64)
+    assert mpcf.pdist(converted).dtype == np.float64
 
 
 def test_a_collection_inside_a_list_is_rejected():
@@ -159,6 +179,33 @@ def test_single_pcf_arguments_must_be_single():
         mpcf.lp_distance([F, G], F)
     with pytest.raises(ValueError, match="g must be a single PCF"):
         mpcf.l2_inner_product(F, [F, G])
+
+
+# ---------------------------------------------------------------- messages in Python's terms
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda: mpcf.pdist([F, G], p=0.5), r"^p = 0\.5 is not a valid exponent; p must be >= 1 \(or float\('inf'\)\)$"),
+        (lambda: mpcf.PcfCollection([F, [(0, 1), (0, 2)]]), r"^PCF 1, breakpoint 1: time 0 repeats"),
+        (lambda: mpcf.pdist([F, G], window=(2, 1)), r"^window \[2, 1\) is invalid"),
+        (lambda: mpcf.pdist([F, G], threads=-1), r"^threads = -1 is outside"),
+        (lambda: mpcf.PcfCollection.from_csr([1, 2, 4], T, V), r"^offsets\[0\] is 1; it must be 0$"),
+    ],
+)
+def test_library_messages_do_not_start_with_c_function_names(call, expected):
+    with pytest.raises(mpcf.Error, match=expected) as info:
+        call()
+    assert "mpcf_" not in str(info.value)
+
+
+def test_python_message_translation():
+    assert _lib.python_message("mpcf_pdist_start: p = 0 is bad (or INFINITY)") == "p = 0 is bad (or float('inf'))"
+    assert _lib.python_message("mpcf_options_set_devices: device_ids[2] = -3 is negative") == (
+        "devices[2] = -3 is negative"
+    )
+    assert _lib.python_message("no prefix: mpcf_x stays") == "no prefix: mpcf_x stays"
 
 
 # ---------------------------------------------------------------- CSR input
@@ -279,7 +326,7 @@ def test_bad_threads(threads, exc, message):
     "devices, exc, message",
     [
         ([0, 0], mpcf.InvalidArgumentError, "device id 0 is listed twice"),
-        ([-1], mpcf.InvalidArgumentError, r"device_ids\[0\] = -1 is negative"),
+        ([-1], mpcf.InvalidArgumentError, r"^devices\[0\] = -1 is negative"),
         ([], ValueError, "devices is empty"),
         (0, TypeError, "devices must be a sequence"),
         (["0"], TypeError, r"devices\[0\] must be an integer"),
@@ -303,9 +350,30 @@ def test_cuda_backend_without_cuda():
         lambda: mpcf.cdist([F], [G], backend="cuda"),
         lambda: mpcf.l2_kernel([F, G], backend="cuda"),
     ):
-        with pytest.raises(mpcf.CudaUnavailableError, match="CUDA not available") as info:
+        with pytest.raises(mpcf.CudaUnavailableError, match="^CUDA not available: backend='cuda'") as info:
             call()
         assert isinstance(info.value, RuntimeError)
+        if not mpcf.has_cuda():
+            assert "the CUDA build is the package mpcf-cuda" in str(info.value)
+
+
+def test_cuda_fallback_warns_once_only_for_a_cuda_build_without_devices(monkeypatch):
+    monkeypatch.setattr(_lib, "_cuda_fallback_checked", False)
+    falls_back = mpcf.has_cuda() and mpcf.cuda_device_count() == 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mpcf.pdist([F, G], backend="cpu")  # never warns, and does not use up the check
+        first = mpcf.pdist([F, G])
+        mpcf.pdist([F, G])
+    fallbacks = [w for w in caught if issubclass(w.category, mpcf.CudaFallbackWarning)]
+    assert first.tolist() == [3.0]
+    if falls_back:
+        assert len(fallbacks) == 1, [str(w.message) for w in caught]
+        assert "computes on the CPU" in str(fallbacks[0].message)
+        assert fallbacks[0].filename == __file__  # points at the caller's line
+    else:
+        assert fallbacks == []
+    assert issubclass(mpcf.CudaFallbackWarning, RuntimeWarning)
 
 
 @pytest.mark.gpu

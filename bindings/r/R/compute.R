@@ -43,9 +43,10 @@
   as.integer(threads)
 }
 
-# progress: TRUE/FALSE (a txtProgressBar, shown once a computation takes
-# longer than about 0.1 s) or a function(done, total). Returns the callback
-# the glue calls (or NULL) and a closer for on.exit().
+# progress: TRUE/FALSE (a txtProgressBar, shown once a computation is still
+# running at a poll, every 0.1 s) or a function(done, total), which sees the
+# progress at each poll and the finished state (total, total) once. Returns
+# the callback the glue calls (or NULL) and a closer for on.exit().
 .progress <- function(progress, call) {
   if (is.function(progress)) return(list(callback = progress, close = function() NULL))
   if (!is.logical(progress) || length(progress) != 1L || is.na(progress)) {
@@ -56,6 +57,9 @@
   bar <- NULL
   list(
     callback = function(done, total) {
+      # A computation that finished before the first poll draws no bar.
+      # Nor does one that has not sized its work yet (total 0).
+      if (is.null(bar) && (total <= 0 || done >= total)) return(invisible(NULL))
       if (is.null(bar)) bar <<- utils::txtProgressBar(min = 0, max = max(total, 1), style = 3)
       utils::setTxtProgressBar(bar, done)
     },

@@ -132,7 +132,6 @@ void wait_for(mpcf_task* task, SEXP callback) {
   } guard{task};
 
   const bool report = !Rf_isNull(callback);
-  bool reported = false;
   std::uint64_t last_done = std::numeric_limits<std::uint64_t>::max();
   mpcf_status status = MPCF_RUNNING;
   while ((status = mpcf_task_wait(task, 0.1)) == MPCF_RUNNING) {
@@ -141,7 +140,6 @@ void wait_for(mpcf_task* task, SEXP callback) {
       check(mpcf_task_progress(task, &done, &total));
       if (done != last_done) {
         last_done = done;
-        reported = true;
         Rcpp::Function notify(callback);
         notify(static_cast<double>(done), static_cast<double>(total));
       }
@@ -151,8 +149,9 @@ void wait_for(mpcf_task* task, SEXP callback) {
   guard.armed = false;
   g_last_task_status = status;
   if (status != MPCF_OK) fail(status, mpcf_last_error_message());
-  if (reported) {
-    // The bar (or the user's callback) sees the finished state once.
+  if (report) {
+    // The callback sees the finished state once, also when the task ended
+    // before the first poll (the bar of progress = TRUE then stays hidden).
     std::uint64_t total = 0;
     check(mpcf_task_progress(task, nullptr, &total));
     Rcpp::Function notify(callback);
@@ -340,6 +339,77 @@ SEXP rmpcf_lp_norm(SEXP ptr, SEXP p, SEXP window) {
   END_RCPP
 }
 
+// The k nearest neighbours of x's functions among y's (y NULL: among x's
+// others): list(index = nx x k integer matrix, 1-based, distance = nx x k
+// matrix). libmpcf writes (nx, k) row-major; R matrices are column-major,
+// so the result is transposed here (O(nx k)).
+SEXP rmpcf_knn(SEXP xptr, SEXP yptr, SEXP p, SEXP k, SEXP window, SEXP backend, SEXP threads,
+               SEXP callback) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(xptr, "x");
+  const mpcf_pcfs* y = Rf_isNull(yptr) ? nullptr : pcfs_of(yptr, "y");
+  const std::uint64_t nx = count_of(x);
+  const double kd = Rcpp::as<double>(k);
+  const auto kk = static_cast<std::uint64_t>(kd);
+  const auto int_max = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  if (nx > int_max || kk > int_max || (y && count_of(y) > int_max)) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "an R matrix holds at most 2^31 - 1 rows and columns");
+  }
+  std::uint64_t size = 0;
+  check(mpcf_knn_size(x, kk, &size));
+  std::vector<double> dist(static_cast<std::size_t>(size));
+  std::vector<std::int64_t> index(static_cast<std::size_t>(size));
+  OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
+  run_task(callback, [&](mpcf_task** task) {
+    return mpcf_knn_start(x, y, Rcpp::as<double>(p), kk, dist.data(), index.data(), size,
+                          options.get(), task);
+  });
+  Rcpp::IntegerMatrix idx(static_cast<int>(nx), static_cast<int>(kk));
+  Rcpp::NumericMatrix d(static_cast<int>(nx), static_cast<int>(kk));
+  for (std::uint64_t i = 0; i < nx; ++i) {
+    for (std::uint64_t q = 0; q < kk; ++q) {
+      idx(static_cast<int>(i), static_cast<int>(q)) = static_cast<int>(index[i * kk + q] + 1);
+      d(static_cast<int>(i), static_cast<int>(q)) = dist[i * kk + q];
+    }
+  }
+  return Rcpp::List::create(Rcpp::Named("index") = idx, Rcpp::Named("distance") = d);
+  END_RCPP
+}
+
+// out = K V for V an ny x r R matrix (column-major: transposed to the
+// row-major layout libmpcf takes, and back).
+SEXP rmpcf_kernel_matvec(SEXP xptr, SEXP yptr, SEXP kernel, SEXP p, SEXP scale, SEXP V,
+                         SEXP window, SEXP backend, SEXP threads, SEXP callback) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(xptr, "x");
+  const mpcf_pcfs* y = Rf_isNull(yptr) ? nullptr : pcfs_of(yptr, "y");
+  if (TYPEOF(V) != REALSXP || !Rf_isMatrix(V)) fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: V is not a double matrix");
+  const std::uint64_t nx = count_of(x);
+  const auto rows = static_cast<std::uint64_t>(Rf_nrows(V));
+  const auto r = static_cast<std::uint64_t>(Rf_ncols(V));
+  if (nx > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "an R matrix holds at most 2^31 - 1 rows");
+  }
+  std::vector<double> v(static_cast<std::size_t>(rows * r));
+  const double* src = REAL(V);
+  for (std::uint64_t j = 0; j < rows; ++j) {
+    for (std::uint64_t c = 0; c < r; ++c) v[j * r + c] = src[c * rows + j];
+  }
+  std::vector<double> out(static_cast<std::size_t>(nx * r));
+  OptionsPtr options = make_options(window, Rcpp::as<int>(backend), Rcpp::as<int>(threads));
+  run_task(callback, [&](mpcf_task** task) {
+    return mpcf_kernel_matvec_start(x, y, static_cast<mpcf_kernel>(Rcpp::as<int>(kernel)),
+                                    Rcpp::as<double>(p), Rcpp::as<double>(scale), v.data(),
+                                    v.size(), r, out.data(), out.size(), options.get(), task);
+  });
+  Rcpp::NumericMatrix result(static_cast<int>(nx), static_cast<int>(r));
+  for (std::uint64_t i = 0; i < nx; ++i) {
+    for (std::uint64_t c = 0; c < r; ++c) result(static_cast<int>(i), static_cast<int>(c)) = out[i * r + c];
+  }
+  return result;
+  END_RCPP
+}
+
 SEXP rmpcf_last_task_status() {
   BEGIN_RCPP
   return Rcpp::wrap(std::string(mpcf_status_name(g_last_task_status)));
@@ -357,6 +427,8 @@ static const R_CallMethodDef call_methods[] = {
     {"cdist", reinterpret_cast<DL_FUNC>(&rmpcf_cdist), 8},
     {"lp_distance", reinterpret_cast<DL_FUNC>(&rmpcf_lp_distance), 4},
     {"lp_norm", reinterpret_cast<DL_FUNC>(&rmpcf_lp_norm), 3},
+    {"knn", reinterpret_cast<DL_FUNC>(&rmpcf_knn), 8},
+    {"kernel_matvec", reinterpret_cast<DL_FUNC>(&rmpcf_kernel_matvec), 10},
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
     {nullptr, nullptr, 0}};
 

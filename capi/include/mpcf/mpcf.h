@@ -27,6 +27,23 @@
  * (default: the whole real line). A piece whose integrand is exactly zero
  * contributes exactly zero, whatever its width; a non-zero integrand on an
  * unbounded piece gives +inf (distances) or +-inf (kernel).
+ *
+ * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
+ * the largest |f - g| on the window, so they neither overflow nor underflow
+ * wherever the true value is representable in the dtype (for any finite p,
+ * also p > FLT_MAX in float32). L2 inner products are accumulated in double:
+ * for float32 data no intermediate result can overflow, so finite input never
+ * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
+ * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two
+ * such pieces of opposite signs give NaN. Differences |f - g| of values beyond
+ * half the dtype's largest value overflow to +inf.
+ *
+ * Testing hook: when the environment variable MPCF_DEBUG_HOLD_TASKS is set to
+ * a value other than "" or "0" at the moment a task is started by an *_start
+ * call, that task computes nothing and waits until it is cancelled (it then
+ * ends with MPCF_ERROR_CANCELLED, its outputs all NaN). Tests of interrupt
+ * handling use it so that a computation is still running when the interrupt
+ * arrives, whatever the machine's speed. Synchronous calls ignore it.
  */
 #ifndef MPCF_MPCF_H
 #define MPCF_MPCF_H
@@ -75,12 +92,14 @@ MPCF_API int mpcf_cuda_device_count(void);
 
 typedef enum mpcf_status {
   MPCF_OK = 0,
-  /** A NULL pointer, p < 1 or NaN, a bad window, an unknown enum value, an
-   *  index out of range, a shape that does not match the count, ... */
+  /** A NULL pointer, p < 1 or NaN, a bad window (also one that is empty in
+   *  the collection's dtype), an unknown enum value, an index out of range, a
+   *  shape that does not match the count, CSR offsets that do not start at 0
+   *  or that decrease, a result too large for 64-bit sizes, ... */
   MPCF_ERROR_INVALID_ARGUMENT = 1,
-  /** PCF data breaking the rules: m = 0, times not strictly increasing,
-   *  NaN or infinite times or values, offsets not monotone. The message names
-   *  the function index and the breakpoint index. */
+  /** PCF data breaking the rules: m = 0 (two equal consecutive offsets),
+   *  times not strictly increasing, NaN or infinite times or values. The
+   *  message names the function index and the breakpoint index. */
   MPCF_ERROR_INVALID_PCF = 2,
   /** The caller's output buffer has fewer elements than the result needs. */
   MPCF_ERROR_BUFFER_TOO_SMALL = 3,
@@ -217,7 +236,10 @@ MPCF_API mpcf_status mpcf_options_set_threads(mpcf_options* options,
                                               int threads);
 
 /** Integrate over [a, b) instead of the whole line. a < b, neither NaN;
- *  a may be -INFINITY and b +INFINITY. */
+ *  a may be -INFINITY and b +INFINITY. For float32 collections a and b are
+ *  rounded to float32 when a computation starts; a window that is then empty
+ *  (e.g. [1, 1 + 1e-12)) makes that computation fail with
+ *  MPCF_ERROR_INVALID_ARGUMENT. */
 MPCF_API mpcf_status mpcf_options_set_window(mpcf_options* options, double a,
                                              double b);
 
@@ -337,6 +359,114 @@ MPCF_API mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                 mpcf_metric metric, double p, void* out,
                                 uint64_t capacity,
                                 const mpcf_options* options);
+
+/* ------------------------------------------------------------------ */
+/* Reductions over the pair plane (no n x n output)                     */
+/* ------------------------------------------------------------------ */
+
+/* These compute the same pairs as pdist and cdist, block by block, and
+ * reduce each block as soon as it is computed (on the GPU, on the device):
+ * their memory is O(n k) or O(n r), never O(n^2). They are tasks like the
+ * matrix operations (progress in pairs, wait, cancel), use the same options
+ * (backend, threads, devices, window, block hints) and give the same bits
+ * for any thread count, block shape, stream or GPU count on one backend. On
+ * any status but MPCF_OK, every distance or value they were to write is
+ * NaN and every index -1. */
+
+/** Elements of each output of mpcf_knn: count(X) * k. */
+MPCF_API mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out);
+
+/** The k nearest neighbours, in Lp distance (p >= 1 or INFINITY), of every
+ *  function of X: among the functions of Y, or, with Y NULL, among the other
+ *  functions of X (a function is never its own neighbour; an equal function
+ *  at distance 0 is). Row i of `distances` (X's dtype) and `indices`, both
+ *  row-major count(X) x k, holds the neighbours of X[i] ascending by
+ *  (distance, index): equal distances go to the smaller index, +inf
+ *  distances come last. 1 <= k <= count(X) - 1 (Y NULL) or count(Y);
+ *  capacity (elements of each output) >= count(X) * k. */
+MPCF_API mpcf_status mpcf_knn_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
+                                    uint64_t k, void* distances, int64_t* indices,
+                                    uint64_t capacity, const mpcf_options* options,
+                                    mpcf_task** task);
+MPCF_API mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k,
+                              void* distances, int64_t* indices, uint64_t capacity,
+                              const mpcf_options* options);
+
+/** The kernel of a kernel matrix-vector product. */
+typedef enum mpcf_kernel {
+  /** The L2 inner product, integral of f * g (p and scale are ignored). */
+  MPCF_KERNEL_L2 = 0,
+  /** exp(-d_p(f, g)^2 / (2 scale^2)). */
+  MPCF_KERNEL_GAUSSIAN = 1,
+  /** exp(-d_p(f, g) / scale). */
+  MPCF_KERNEL_LAPLACIAN = 2
+} mpcf_kernel;
+
+/** Elements of the output of mpcf_kernel_matvec: count(X) * r. */
+MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uint64_t* out);
+
+/** out = K V with K_ij = kernel(X_i, Y_j) (Y NULL: Y = X, the diagonal
+ *  included: K_ii = <f, f> for L2, 1 for the others). V: row-major
+ *  count(Y) x r of X's dtype, finite, `v_elements` = count(Y) * r; out:
+ *  row-major count(X) x r, capacity >= count(X) * r. p >= 1 or INFINITY for
+ *  the distance of the Gaussian and Laplacian kernels; scale > 0 and
+ *  finite for them. Each out[i][c] is the value of sum_j K_ij V[j][c]
+ *  summed exactly after rounding each term to a fixed grid (so the order of
+ *  the terms cannot change a bit; the error is about n^4 2^-157 times the
+ *  largest |K_ij V[j][c]|); infinite terms follow IEEE rules (inf * 0 and
+ *  inf - inf give NaN). */
+MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                              mpcf_kernel kernel, double p, double scale,
+                                              const void* V, uint64_t v_elements, uint64_t r,
+                                              void* out, uint64_t capacity,
+                                              const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_kernel_matvec(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                        mpcf_kernel kernel, double p, double scale,
+                                        const void* V, uint64_t v_elements, uint64_t r,
+                                        void* out, uint64_t capacity,
+                                        const mpcf_options* options);
+
+/** A finished block of a streamed result: the rectangle rows
+ *  [row_begin, row_end) x columns [col_begin, col_end) of the full result,
+ *  its values row-major ((row_end - row_begin) x (col_end - col_begin)
+ *  elements of `dtype`), valid only during the callback. More fields may be
+ *  added at the end in later versions. */
+typedef struct mpcf_block {
+  uint64_t row_begin;
+  uint64_t row_end;
+  uint64_t col_begin;
+  uint64_t col_end;
+  mpcf_dtype dtype;
+  const void* values;
+} mpcf_block;
+
+/** Receives blocks one at a time, from a worker thread of the library (not
+ *  necessarily the same one each time). Returns 0 to go on; any other value
+ *  cancels the computation, which then ends with MPCF_ERROR_CANCELLED. */
+typedef int (*mpcf_block_callback)(const mpcf_block* block, void* user);
+
+/** pdist (p >= 1 or INFINITY) of X handed to `callback` block by block
+ *  instead of being stored: every block has row_begin >= col_begin and
+ *  holds d(X_i, X_j) for all its (i, j) (a block on the diagonal is square
+ *  and holds both triangles and the zero diagonal); the blocks and their
+ *  transposes cover the n x n matrix exactly once. */
+MPCF_API mpcf_status mpcf_pdist_stream_start(const mpcf_pcfs* X, double p,
+                                             mpcf_block_callback callback, void* user,
+                                             const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_pdist_stream(const mpcf_pcfs* X, double p,
+                                       mpcf_block_callback callback, void* user,
+                                       const mpcf_options* options);
+
+/** cdist of X and Y (flat indices) handed to `callback` block by block:
+ *  the blocks cover the count(X) x count(Y) matrix exactly once. */
+MPCF_API mpcf_status mpcf_cdist_stream_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                             mpcf_metric metric, double p,
+                                             mpcf_block_callback callback, void* user,
+                                             const mpcf_options* options, mpcf_task** task);
+MPCF_API mpcf_status mpcf_cdist_stream(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                       mpcf_metric metric, double p,
+                                       mpcf_block_callback callback, void* user,
+                                       const mpcf_options* options);
 
 /* ------------------------------------------------------------------ */
 /* Single functions and pairs (computed on the calling thread, CPU)      */

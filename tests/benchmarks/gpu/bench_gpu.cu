@@ -20,6 +20,14 @@
 // end to end at n = 50000 on the first 1, 2 and 4 GPUs; scale_stages/... the
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
+// Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
+// nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
+// 500000 (m = 128, or m uniform in 10..1000); reduce/route_knn/... the route
+// users take today, in the same run: the full distance matrix (mpcf_pdist,
+// dense) then, per row, a partial sort for the k smallest (one host thread,
+// like numpy.argpartition); reduce/matvec_r{1,16}/... kernel mat-vec (L2
+// kernel) end to end, to compare with ours/l2_kernel/... (the l2_kernel
+// kernels alone).
 // For n = 2000 the outputs of ours, tiled, ring and ref are compared
 // bitwise (the summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
@@ -27,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -38,8 +47,11 @@
 #include <tuple>
 #include <vector>
 
+#include "mpcf/core/kernel_matvec.hpp"
+#include "mpcf/core/knn.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
@@ -329,16 +341,17 @@ std::map<std::string, std::vector<std::string>>& device_stage_lines() {
 }
 
 std::string stage_line(const mpcf::cuda::PipelineStats& st) {
-  char line[320];
+  char line[400];
   std::snprintf(line, sizeof line,
                 "upload %.4f, setup %.4f (context %.4f, storage %.4f, buffers %.4f, chunks "
                 "%.4f), first "
                 "block at %.4f, "
                 "enqueue %.4f, wait %.4f, scatter %.4f; GPU per block %.4f; %llu blocks; done at "
-                "%.4f",
+                "%.4f; plan %.4f, run %.4f, teardown %.4f",
                 st.upload, st.setup, st.context, st.storage, st.buffers, st.chunks,
                 st.first_block, st.enqueue, st.wait,
-                st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish);
+                st.scatter, st.gpu_compute, static_cast<unsigned long long>(st.blocks), st.finish,
+                st.plan, st.total, st.teardown);
   return line;
 }
 
@@ -352,7 +365,6 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
   std::vector<std::uint64_t> offs(in.offsets);
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
   auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
-  auto data = mpcf::cuda::cuda_data_of<T>(coll);
   const mpcf::SymmetricLayout layout =
       kernel ? mpcf::SymmetricLayout::PackedLower : mpcf::SymmetricLayout::Condensed;
   T* out = shared_output<T>(mpcf::symmetric_result_size(n, layout, kernel));
@@ -376,17 +388,14 @@ void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int
     blocks = task.block_count();
   };
   for (auto _ : state) {
-    if (kernel) {
-      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::SymmetricMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out, layout, TriangleSkipMode::LowerTriangle,
-          cfg.devices, cfg);
-      run(task);
-    } else {
-      mpcf::cuda::CudaPairwiseIntegrationTask<T, Op, mpcf::DistanceMatrixResultWriter<T>> task(
-          data, Op{}, mpcf::Window<T>::whole_line(), out, layout,
-          TriangleSkipMode::LowerTriangleSkipDiag, cfg.devices, cfg);
-      run(task);
-    }
+    mpcf::PairRequest<T> request;
+    request.x = request.y = coll;
+    request.symmetric = true;
+    request.op = kernel ? mpcf::OperationSpec::l2_kernel() : mpcf::OperationSpec::distance(1.0);
+    request.consumer = std::make_shared<mpcf::MatrixWriter<T>>(
+        mpcf::MatrixWriter<T>::symmetric(out, n, layout, kernel));
+    auto task = mpcf::cuda::make_pcf_task<T>(request, Op{}, cfg.devices, cfg);
+    run(*task);
   }
   state.counters["blocks"] = static_cast<double>(blocks);
   state.counters["resident"] = resident ? 1 : 0;
@@ -430,6 +439,221 @@ std::string compare_outputs(const std::vector<double>& a, const std::vector<doub
 }
 
 // Reporter that also keeps the times for the summary table.
+// ---- reductions ----
+
+std::vector<std::string>& reduce_stage_lines() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+
+std::map<std::string, double>& reduce_times() {
+  static std::map<std::string, double> t;  // "knn/f32/n20000/m128" -> seconds
+  return t;
+}
+
+template <typename T>
+void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  std::vector<T> dist(n * k);
+  std::vector<std::int64_t> idx(n * k);
+  // One call outside the timing: the first call loads the kernels.
+  if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
+    state.SkipWithError(mpcf_last_error_message());
+  }
+  for (auto _ : state) {
+    if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  state.counters["merge_steps_per_s"] =
+      benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// Today's route: the dense matrix, then the k smallest of every row.
+template <typename T>
+void bm_route_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  T* D = shared_output<T>(n * n);
+  std::vector<std::int64_t> idx(n * k);
+  std::vector<std::int64_t> order(n);
+  for (auto _ : state) {
+    if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_DENSE, D, n * n, o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const T* row = D + i * n;
+      std::iota(order.begin(), order.end(), 0);
+      auto less = [&](std::int64_t a, std::int64_t b) {
+        return row[a] < row[b] || (row[a] == row[b] && a < b);
+      };
+      std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1),
+                       order.end(), less);
+      std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k + 1), less);
+      std::size_t q = 0;
+      for (std::size_t e = 0; e <= k && q < k; ++e) {
+        if (order[e] != static_cast<std::int64_t>(i)) idx[i * k + q++] = order[e];
+      }
+    }
+    benchmark::DoNotOptimize(idx.data());
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+template <typename T>
+void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  std::vector<T> V(n * r), out(n * r);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : V) v = static_cast<T>(u(rng));
+  if (mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), r, out.data(),
+                         out.size(), o) != MPCF_OK) {
+    state.SkipWithError(mpcf_last_error_message());
+  }
+  for (auto _ : state) {
+    if (mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), r, out.data(),
+                           out.size(), o) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// The kNN and mat-vec tasks alone, with the pipeline's stage timings (as
+// stages/...): where the time of a reduction goes.
+template <typename T>
+void bm_reduce_stages(benchmark::State& state, bool matvec, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  std::vector<std::uint64_t> offs(in.offsets);
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  mpcf::cuda::CudaExecutionConfig cfg;
+  cfg.devices = {0};
+  const std::size_t k = 10, r = 1;
+  std::vector<T> dist(n * k), V(n * r, T(0.5)), out(n * r);
+  std::vector<std::int64_t> idx(n * k);
+  std::vector<mpcf::FunctionNorms> norms(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    norms[i] = mpcf::function_norms(coll->data().data_of(i), coll->data().size_of(i),
+                                    -INFINITY, INFINITY);
+  }
+  mpcf::cuda::PipelineStats st;
+  double makeTime = 0, runTime = 0, iterTime = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    mpcf::PairRequest<T> request;
+    request.x = request.y = coll;
+    request.symmetric = true;
+    mpcf::TaskControl control;
+    if (matvec) {
+      request.op = mpcf::OperationSpec::l2_kernel();
+      request.consumer = std::make_shared<mpcf::MatvecConsumer<T>>(
+          mpcf::KernelSpec{}, V.data(), r, out.data(), n, n, norms, norms);
+      auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL2InnerProduct<T>{},
+                                               cfg.devices, cfg);
+      const auto t1 = std::chrono::steady_clock::now();
+      task->run(control);
+      st = task->stats();
+      makeTime = std::chrono::duration<double>(t1 - t0).count();
+      runTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    } else {
+      request.op = mpcf::OperationSpec::distance(1.0);
+      request.consumer = std::make_shared<mpcf::KnnConsumer<T>>(dist.data(), idx.data(), n, k);
+      auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL1Dist<T>{}, cfg.devices,
+                                               cfg);
+      const auto t1 = std::chrono::steady_clock::now();
+      task->run(control);
+      st = task->stats();
+      makeTime = std::chrono::duration<double>(t1 - t0).count();
+      runTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    }
+    iterTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  char head[160];
+  std::snprintf(head, sizeof head, "%s %s n=%zu", matvec ? "matvec_r1" : "knn_k10",
+                sizeof(T) == 4 ? "f32" : "f64", n);
+  char outer[120];
+  std::snprintf(outer, sizeof outer, "; task made in %.4f, run() %.4f, with its end %.4f", makeTime,
+                runTime, iterTime);
+  reduce_stage_lines().push_back(std::string(head) + ": " + stage_line(st) + outer);
+}
+
+void register_reduce() {
+  auto reg = [](const std::string& name, int iters, auto body) {
+    benchmark::RegisterBenchmark(("reduce/" + name).c_str(), body)
+        ->Iterations(iters)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  };
+  const std::size_t k = 10;
+  for (bool f32 : {true, false}) {
+    const std::string dt = f32 ? "f32" : "f64";
+    const std::string c20 = dt + "/n20000/m128";
+    if (f32) {
+      reg("knn/" + c20, 5, [=](benchmark::State& s) { bm_knn<float>(s, 20000, MMode::Fixed128, k); });
+      reg("route_knn/" + c20, 1,
+          [=](benchmark::State& s) { bm_route_knn<float>(s, 20000, MMode::Fixed128, k); });
+    } else {
+      reg("knn/" + c20, 5, [=](benchmark::State& s) { bm_knn<double>(s, 20000, MMode::Fixed128, k); });
+    }
+    for (std::size_t r : {1, 16}) {
+      const std::string name = "matvec_r" + std::to_string(r) + "/" + c20;
+      if (f32) {
+        reg(name, 3, [=](benchmark::State& s) { bm_matvec<float>(s, 20000, MMode::Fixed128, r); });
+      } else {
+        reg(name, 3, [=](benchmark::State& s) { bm_matvec<double>(s, 20000, MMode::Fixed128, r); });
+      }
+    }
+  }
+  reg("stages_knn/f32/n20000/m128", 2,
+      [=](benchmark::State& s) { bm_reduce_stages<float>(s, false, 20000, MMode::Fixed128); });
+  reg("stages_matvec/f32/n20000/m128", 2,
+      [=](benchmark::State& s) { bm_reduce_stages<float>(s, true, 20000, MMode::Fixed128); });
+  reg("knn/f32/n200000/m128", 1,
+      [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Fixed128, k); });
+  reg("knn/f32/n500000/m10-1000", 1,
+      [=](benchmark::State& s) { bm_knn<float>(s, 500000, MMode::Varying, k); });
+}
+
+void print_reduce() {
+  if (reduce_times().empty()) return;
+  for (const auto& l : reduce_stage_lines()) std::printf("%s\n", l.c_str());
+  std::printf("\nReductions (end to end, CUDA, k = 10):\n");
+  for (const auto& [name, sec] : reduce_times()) std::printf("  %-32s %10.4f s\n", name.c_str(), sec);
+  auto get = [](const std::string& key) {
+    auto it = reduce_times().find(key);
+    return it == reduce_times().end() ? NAN : it->second;
+  };
+  const double knn = get("knn/f32/n20000/m128"), route = get("route_knn/f32/n20000/m128");
+  if (!std::isnan(knn) && !std::isnan(route)) {
+    std::printf("  knn vs the route (full matrix + partial sort), n = 20000: %.1fx faster\n",
+                route / knn);
+  }
+  for (const char* dt : {"f32", "f64"}) {
+    const std::string c = std::string(dt) + "/n20000/m128";
+    auto it = rows().find("l2_kernel/" + c);
+    if (it == rows().end() || std::isnan(it->second.ours)) continue;
+    for (const char* r : {"1", "16"}) {
+      const double mv = get(std::string("matvec_r") + r + "/" + c);
+      std::printf("  matvec r = %s, %s: %.4f s = %.2fx the l2_kernel kernels (%.4f s)\n", r, dt,
+                  mv, mv / it->second.ours, it->second.ours);
+    }
+  }
+}
+
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -448,6 +672,10 @@ class SummaryReporter : public benchmark::ConsoleReporter {
         continue;
       }
       if (kind == "scale_stages") continue;
+      if (kind == "reduce") {
+        reduce_times()[key] = sec;
+        continue;
+      }
       Row& row = rows()[key];
       if (kind == "e2e") row.e2e = sec;
       if (kind == "e2e_gpu0") row.e2e0 = sec;
@@ -628,11 +856,13 @@ int main(int argc, char** argv) {
     }
   }
   register_all();
+  register_reduce();
   register_scaling();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   print_summary();
+  print_reduce();
   print_scaling();
   benchmark::Shutdown();
   return 0;

@@ -20,7 +20,7 @@ using Libdl
 
 export PcfCollection, MpcfError,
        pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
-       total_breakpoints
+       total_breakpoints, knn, kernel_matvec
 
 # ===========================================================================
 # The C interface. Names mirror mpcf.h; tools/check_signatures.py checks every
@@ -62,6 +62,10 @@ const MPCF_LAYOUT_PACKED_LOWER = Cint(2)
 # enum mpcf_metric
 const MPCF_METRIC_LP_DISTANCE = Cint(0)
 const MPCF_METRIC_L2_KERNEL = Cint(1)
+# enum mpcf_kernel
+const MPCF_KERNEL_L2 = Cint(0)
+const MPCF_KERNEL_GAUSSIAN = Cint(1)
+const MPCF_KERNEL_LAPLACIAN = Cint(2)
 
 # Every C function this file calls. They are resolved once, in __init__, so
 # that a library lacking one fails at load time with a clear message.
@@ -78,6 +82,7 @@ const C_FUNCTIONS = (
     :mpcf_task_progress, :mpcf_task_wait, :mpcf_task_cancel, :mpcf_task_destroy,
     :mpcf_pdist_start, :mpcf_l2_kernel_start, :mpcf_cdist_start,
     :mpcf_lp_distance, :mpcf_l2_inner_product, :mpcf_lp_norm,
+    :mpcf_knn_size, :mpcf_knn_start, :mpcf_kernel_matvec_start,
 )
 
 """
@@ -95,6 +100,13 @@ const UNWRAPPED = (
     :mpcf_pcfs_reshape => "collections are vectors in Julia; reshape the returned arrays instead",
     :mpcf_pcfs_ndim => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
     :mpcf_pcfs_shape => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
+    :mpcf_kernel_matvec_size => "the output is length(X) x size(V, 2), allocated in Julia",
+    :mpcf_knn => "knn runs as a task (mpcf_knn_start), see mpcf_pdist",
+    :mpcf_kernel_matvec => "kernel_matvec runs as a task (mpcf_kernel_matvec_start), see mpcf_pdist",
+    :mpcf_pdist_stream => "its callback runs on a libmpcf worker thread, where Julia code must not run",
+    :mpcf_pdist_stream_start => "see mpcf_pdist_stream",
+    :mpcf_cdist_stream => "see mpcf_pdist_stream",
+    :mpcf_cdist_stream_start => "see mpcf_pdist_stream",
 )
 
 # ===========================================================================
@@ -757,6 +769,99 @@ function _cross(X::PcfCollection{T}, Y::PcfCollection, metric::Cint, pval::Float
         end
     end
     return permutedims(buffer)
+end
+
+# ===========================================================================
+# Reductions without the n×n matrix
+# ===========================================================================
+
+_handle_or_null(Y::PcfCollection) = Base.unsafe_convert(Ptr{mpcf_pcfs}, Y)
+_handle_or_null(::Nothing) = Ptr{mpcf_pcfs}(C_NULL)
+
+"""
+    knn(X::PcfCollection{T}, k; Y=nothing, p=1, window=nothing, backend=:auto, threads=0,
+        options=nothing, progress=nothing) -> (distances::Matrix{T}, indices::Matrix{Int})
+
+The `k` nearest neighbours in Lp distance of every function of `X`: among the
+other functions of `X` (a function is never its own neighbour), or among the
+functions of `Y`. Row `i` of the two `length(X)×k` matrices holds the
+neighbours of `X[i]` in ascending order of distance, ties to the smaller
+index, with 1-based indices. The distance matrix is never formed. Keywords as
+in [`pdist`](@ref).
+"""
+function knn(X::PcfCollection{T}, k::Integer; Y::Union{Nothing,PcfCollection} = nothing,
+             p::Real = 1, window = nothing, backend::Symbol = :auto, threads::Integer = 0,
+             options = nothing, progress = nothing) where {T}
+    k >= 1 || throw(ArgumentError("k = $k; k must be at least 1"))
+    opts = _resolve_options(options, window, backend, threads)
+    size_out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_knn_size), Cint, (Ptr{mpcf_pcfs}, UInt64, Ref{UInt64}),
+                 X, UInt64(k), size_out)
+    # libmpcf writes (length(X), k) row-major: a column-major k×length(X)
+    # matrix receives exactly that, and its transpose is the result.
+    dist = Matrix{T}(undef, Int(k), length(X))
+    idx = Matrix{Int64}(undef, Int(k), length(X))
+    length(dist) == size_out[] || error("internal: knn size mismatch")
+    pval = _p_value(p)
+    GC.@preserve X Y opts dist idx begin
+        yptr = _handle_or_null(Y)
+        _run_task(progress) do handle
+            @check ccall(_sym(:mpcf_knn_start), Cint,
+                         (Ptr{mpcf_pcfs}, Ptr{mpcf_pcfs}, Cdouble, UInt64, Ptr{Cvoid}, Ptr{Int64},
+                          UInt64, Ptr{mpcf_options}, Ref{Ptr{mpcf_task}}),
+                         X, yptr, pval, UInt64(k), pointer(dist), pointer(idx),
+                         UInt64(length(dist)), opts, handle)
+        end
+    end
+    return permutedims(dist), permutedims(idx) .+ 1
+end
+
+const _KERNELS = Dict(:l2 => MPCF_KERNEL_L2, :gaussian => MPCF_KERNEL_GAUSSIAN,
+                      :laplacian => MPCF_KERNEL_LAPLACIAN)
+
+"""
+    kernel_matvec(X::PcfCollection{T}, V; Y=nothing, kernel=:l2, p=nothing, sigma=1.0,
+                  window=nothing, backend=:auto, threads=0, options=nothing, progress=nothing)
+
+`K * V` without forming the kernel matrix `K[i, j] = k(X[i], Y[j])` (`Y`
+defaults to `X`): `kernel = :l2` the inner product `∫ f g`, `:gaussian`
+`exp(-d_p^2 / (2 sigma^2))` (`p = 2` by default), `:laplacian`
+`exp(-d_p / sigma)` (`p = 1` by default). `V` is a vector of length
+`length(Y)` or a matrix with that many rows; the result is a `Vector{T}` or a
+`length(X)×size(V, 2)` `Matrix{T}`. Each entry is summed exactly after
+rounding every term to a fixed grid: the same bits for any thread or GPU
+count.
+"""
+function kernel_matvec(X::PcfCollection{T}, V::AbstractVecOrMat;
+                       Y::Union{Nothing,PcfCollection} = nothing, kernel::Symbol = :l2,
+                       p = nothing, sigma::Real = 1.0, window = nothing,
+                       backend::Symbol = :auto, threads::Integer = 0, options = nothing,
+                       progress = nothing) where {T}
+    haskey(_KERNELS, kernel) ||
+        throw(ArgumentError("kernel must be :l2, :gaussian or :laplacian, not :$kernel"))
+    pval = _p_value(p === nothing ? (kernel === :laplacian ? 1 : 2) : p)
+    rows = Y === nothing ? length(X) : length(Y)
+    size(V, 1) == rows ||
+        throw(DimensionMismatch("V has $(size(V, 1)) rows but the kernel has $rows columns"))
+    r = size(V, 2)
+    # Row-major (rows, r) for libmpcf: a column-major r×rows matrix.
+    vt = Matrix{T}(permutedims(reshape(V, rows, r)))
+    out = Matrix{T}(undef, r, length(X))
+    opts = _resolve_options(options, window, backend, threads)
+    GC.@preserve X Y opts vt out begin
+        yptr = _handle_or_null(Y)
+        _run_task(progress) do handle
+            @check ccall(_sym(:mpcf_kernel_matvec_start), Cint,
+                         (Ptr{mpcf_pcfs}, Ptr{mpcf_pcfs}, Cint, Cdouble, Cdouble, Ptr{Cvoid},
+                          UInt64, UInt64, Ptr{Cvoid}, UInt64, Ptr{mpcf_options},
+                          Ref{Ptr{mpcf_task}}),
+                         X, yptr, _KERNELS[kernel], pval, Float64(sigma), pointer(vt),
+                         UInt64(length(vt)), UInt64(r), pointer(out), UInt64(length(out)),
+                         opts, handle)
+        end
+    end
+    result = permutedims(out)
+    return V isa AbstractVector ? vec(result) : result
 end
 
 # ===========================================================================

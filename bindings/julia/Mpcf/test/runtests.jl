@@ -346,6 +346,26 @@ end
     finalize(Z)  # freeing twice is harmless
 end
 
+@testset "knn and kernel_matvec (values worked out by hand)" begin
+    # 1, 2, 4, 1 on [0, 1): L1 distances d12 = 1, d13 = 3, d14 = 0, d23 = 2, d24 = 1, d34 = 3.
+    X = PcfCollection([([0.0, 1.0], [a, 0.0]) for a in (1.0, 2.0, 4.0, 1.0)])
+    d, i = knn(X, 2)
+    @test i == [4 2; 1 4; 2 1; 1 2]
+    @test d == [0.0 1.0; 1.0 1.0; 2.0 3.0; 0.0 1.0]
+    Y = PcfCollection([([0.0, 1.0], [3.0, 0.0]), ([0.0, 1.0], [1.0, 0.0])])
+    d, i = knn(X, 1; Y = Y)
+    @test i == reshape([2, 1, 1, 2], 4, 1)
+    @test_throws MpcfError knn(X, 4)
+    # <f, g> of 1 and 3 on [0, 1): K = [1 3; 3 9], K * [1, 2] = [7, 21].
+    Z = PcfCollection([([0.0, 1.0], [1.0, 0.0]), ([0.0, 1.0], [3.0, 0.0])])
+    @test kernel_matvec(Z, [1.0, 2.0]) == [7.0, 21.0]
+    @test kernel_matvec(Z, [1.0 0.0; 2.0 1.0]) == [7.0 3.0; 21.0 9.0]
+    y = kernel_matvec(Z, [1.0, 1.0]; kernel = :laplacian, sigma = 2.0)
+    @test y ≈ fill(1 + exp(-1.0), 2)
+    @test_throws MpcfError kernel_matvec(Z, [1.0, 1.0]; kernel = :gaussian, sigma = 0.0)
+    @test_throws DimensionMismatch kernel_matvec(Z, [1.0, 1.0, 1.0])
+end
+
 @testset "a missing library gives a clear error at load time" begin
     project = dirname(@__DIR__)
     missing_lib = joinpath(mktempdir(), "libmpcf_missing.so")

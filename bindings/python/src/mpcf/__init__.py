@@ -21,6 +21,7 @@ from ._errors import (
     BufferTooSmallError,
     CancelledError,
     CudaError,
+    CudaFallbackWarning,
     CudaUnavailableError,
     DtypeMismatchError,
     Error,
@@ -42,6 +43,7 @@ from ._ops import (
     lp_norm,
     pdist,
 )
+from ._reduce import kernel_matvec, kneighbors_graph, knn
 
 # Public classes show (and pickle) as mpcf.X rather than mpcf._module.X.
 for _cls in (
@@ -56,9 +58,21 @@ for _cls in (
     CudaError,
     CancelledError,
     InternalError,
+    CudaFallbackWarning,
 ):
     _cls.__module__ = __name__
 del _cls
+
+def __getattr__(name: str):
+    # KernelOperator needs SciPy, an optional dependency: loaded on first use.
+    if name == "KernelOperator":
+        from ._kernel_operator import KernelOperator
+
+        KernelOperator.__module__ = __name__
+        globals()["KernelOperator"] = KernelOperator
+        return KernelOperator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Version of the loaded libmpcf ("MAJOR.MINOR.PATCH"); checked at import
 #: against the version of mpcf.h this package was built with.
@@ -72,6 +86,10 @@ __all__ = [
     "lp_distance",
     "l2_inner_product",
     "lp_norm",
+    "knn",
+    "kneighbors_graph",
+    "kernel_matvec",
+    "KernelOperator",
     "build_info",
     "has_cuda",
     "cuda_device_count",
@@ -85,5 +103,6 @@ __all__ = [
     "CudaError",
     "CancelledError",
     "InternalError",
+    "CudaFallbackWarning",
     "__version__",
 ]

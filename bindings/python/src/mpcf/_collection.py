@@ -31,6 +31,19 @@ def _float_dtype(dtype: DTypeLike, what: str = "dtype") -> Optional[np.dtype]:
     return d
 
 
+# How to turn other data into float64, in the terms of every function that
+# takes PCFs (pdist(X), cdist(X, Y), PcfCollection(data), ...).
+_CONVERT_HINT = (
+    "convert it with .astype(np.float64), or wrap the input as "
+    "mpcf.PcfCollection(data, dtype=np.float64)"
+)
+
+
+def _a(noun: str) -> str:
+    """'a str', 'an int'."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def _format_index(index: Tuple[int, ...]) -> str:
     return "(" + ", ".join(str(i) for i in index) + (",)" if len(index) == 1 else ")")
 
@@ -177,8 +190,8 @@ class PcfCollection:
                 raise ValueError(f"{name} must be a 1-D array, not of shape {arr.shape}")
             if target is None and arr.dtype not in _C_DTYPES:
                 raise TypeError(
-                    f"{name} has dtype {arr.dtype}; libmpcf computes in float32 or float64 "
-                    "(convert it, or pass dtype=)"
+                    f"{name} has dtype {arr.dtype}; libmpcf computes in float32 or float64: "
+                    f"convert it ({name}.astype(np.float64)) or pass dtype=np.float64"
                 )
             if target is not None and arr.dtype.kind not in "iuf":
                 raise TypeError(f"{name} has dtype {arr.dtype}, which cannot be read as numbers")
@@ -188,7 +201,7 @@ class PcfCollection:
             if t.dtype != v.dtype:
                 raise TypeError(
                     f"times is {t.dtype} but values is {v.dtype}; they must share one dtype "
-                    "(or pass dtype=)"
+                    "(convert one, or pass dtype=np.float64 or dtype=np.float32)"
                 )
             target = t.dtype
         total = int(off[-1])
@@ -312,8 +325,8 @@ def _from_array(arr: np.ndarray, target: Optional[np.dtype]) -> PcfCollection:
     if target is None:
         if arr.dtype not in _C_DTYPES:
             raise TypeError(
-                f"the array has dtype {arr.dtype}; libmpcf computes in float32 or float64 "
-                "(convert it, or pass dtype=)"
+                f"the array has dtype {arr.dtype}; libmpcf computes in float32 or float64: "
+                f"{_CONVERT_HINT}"
             )
         target = arr.dtype
     elif arr.dtype.kind not in "iuf":
@@ -363,7 +376,7 @@ def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], 
         obj = list(obj) if obj.ndim else [obj.item()]
     if not isinstance(obj, (list, tuple)):
         raise TypeError(
-            f"the element at index {_format_index(index)} is a {type(obj).__name__}; expected a "
+            f"the element at index {_format_index(index)} is {_a(type(obj).__name__)}; expected a "
             "PCF ((m, 2) array or list of (t, v) pairs) or a list of PCFs"
         )
     if obj and _is_point(obj[0]):
@@ -398,7 +411,7 @@ def _leaf_array(leaf: Any, index: Tuple[int, ...], target: Optional[np.dtype]) -
         if target is None and arr.dtype not in _C_DTYPES:
             raise TypeError(
                 f"the PCF at index {where} has dtype {arr.dtype}; libmpcf computes in float32 or "
-                "float64 (convert it, or pass dtype=)"
+                f"float64: {_CONVERT_HINT}"
             )
         if arr.dtype.kind not in "iuf":
             raise TypeError(f"the PCF at index {where} has dtype {arr.dtype}, which cannot be read as numbers")
@@ -422,7 +435,8 @@ def _from_nested(data: Any, target: Optional[np.dtype], default: np.dtype) -> Pc
             (d1, i1), (d2, i2) = list(typed_dtypes.items())[:2]
             raise TypeError(
                 f"the input mixes {d1} (the PCF at index {_format_index(i1)}) and {d2} (the PCF at "
-                f"index {_format_index(i2)}); convert the arrays or pass dtype="
+                f"index {_format_index(i2)}); convert the arrays to one dtype with .astype(), or "
+                "wrap the input as mpcf.PcfCollection(data, dtype=np.float64)"
             )
         target = next(iter(typed_dtypes)) if typed_dtypes else default
     counts = np.fromiter((a.shape[0] for a in arrays), dtype=np.uint64, count=len(arrays))

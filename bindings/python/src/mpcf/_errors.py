@@ -73,6 +73,11 @@ class InternalError(Error, RuntimeError):
     """An internal consistency check of libmpcf failed (a bug)."""
 
 
+class CudaFallbackWarning(RuntimeWarning):
+    """Issued once per process when a CUDA build of mpcf (mpcf-cuda) finds no
+    CUDA driver or device and computes on the CPU with backend="auto"."""
+
+
 __all__ = [
     "Error",
     "InvalidArgumentError",
@@ -84,4 +89,5 @@ __all__ = [
     "CudaError",
     "CancelledError",
     "InternalError",
+    "CudaFallbackWarning",
 ]

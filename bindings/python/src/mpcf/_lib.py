@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
+import warnings
 from typing import Any, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -17,7 +19,8 @@ except ImportError as exc:  # pragma: no cover - depends on how mpcf was install
     raise ImportError(
         "mpcf: the compiled module mpcf.swigmpcf (or the libmpcf.so it needs) could not be "
         f"loaded from {os.path.dirname(os.path.abspath(__file__))}: {exc}. Install the package "
-        "with `pip install bindings/python`, or build it with CMake and put "
+        "with `pip install mpcf` (a wheel) or `pip install bindings/python` (from the "
+        "repository), or build it with CMake and put "
         "<build>/bindings/python on PYTHONPATH."
     ) from exc
 
@@ -57,12 +60,35 @@ _ERRORS = {
 }
 
 
+# libmpcf's messages begin with the C entry point ("mpcf_pdist_start: ...")
+# and name C spellings; a Python user sees the Python ones.
+_C_FUNCTION_PREFIX = re.compile(r"^mpcf_[a-z0-9_]+: ")
+_PYTHON_TERMS = (
+    ("(or INFINITY)", "(or float('inf'))"),
+    ("device_ids[", "devices["),
+    ("backend CUDA was requested", "backend='cuda' was requested"),
+    (
+        "this libmpcf was built without CUDA support",
+        "this mpcf was built without CUDA support (the CUDA build is the package mpcf-cuda)",
+    ),
+)
+
+
+def python_message(message: str) -> str:
+    """libmpcf's message in Python's terms: without the C function name in
+    front, with Python's spelling of infinity, devices= and backend=."""
+    message = _C_FUNCTION_PREFIX.sub("", message)
+    for c_term, python_term in _PYTHON_TERMS:
+        message = message.replace(c_term, python_term)
+    return message
+
+
 def error_for(status: int) -> _errors.Error:
     """The exception for a failed call; reads this thread's last message, so
     call it right after the failing C call."""
     cls = _ERRORS.get(status, _errors.InternalError)
     message = _swig.mpcf_last_error_message() or f"libmpcf call failed with status {status}"
-    return cls(message, status, _swig.mpcf_status_name(status))
+    return cls(python_message(message), status, _swig.mpcf_status_name(status))
 
 
 def check(result: Any) -> Any:
@@ -102,6 +128,27 @@ def exponent(p: Any) -> float:
     return _real(p, "p")
 
 
+_cuda_fallback_checked = False
+
+
+def warn_if_cuda_falls_back(backend: str) -> None:
+    """Once per process: a CUDA build of libmpcf asked for backend="auto"
+    where no CUDA driver or device is usable says that it computes on the CPU
+    (mpcf.CudaFallbackWarning). A CPU build and backend="cpu" never warn."""
+    global _cuda_fallback_checked
+    if backend != "auto" or _cuda_fallback_checked:
+        return
+    _cuda_fallback_checked = True
+    if _swig.mpcf_has_cuda() and _swig.mpcf_cuda_device_count() == 0:
+        warnings.warn(
+            "mpcf: this mpcf has the CUDA backend, but no CUDA driver or device was found "
+            "(mpcf.cuda_device_count() == 0), so it computes on the CPU. Pass backend='cpu', or "
+            "filter mpcf.CudaFallbackWarning, to silence this.",
+            _errors.CudaFallbackWarning,
+            stacklevel=4,
+        )
+
+
 def make_options(
     window: Optional[Sequence[float]] = None,
     backend: str = "auto",
@@ -114,6 +161,7 @@ def make_options(
 
     if not isinstance(backend, str) or backend not in _BACKENDS:
         raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda', not {backend!r}")
+    warn_if_cuda_falls_back(backend)
     check(_swig.mpcf_options_set_backend(options, _BACKENDS[backend]))
 
     if threads is not None:

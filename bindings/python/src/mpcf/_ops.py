@@ -11,7 +11,7 @@ buffer can be released.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -58,6 +58,26 @@ def _empty(shape: Any, dtype: Any) -> np.ndarray:
             f"but this machine has {have / 2**30:.1f} GiB of memory"
         )
     return np.empty(shape, dtype=dtype)
+
+
+def _output(out: Any, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """The caller's `out` (checked: a writable C-contiguous ndarray, np.memmap
+    included, of the result's dtype and size), or a new array of `shape`."""
+    count = int(np.prod(shape, dtype=np.float64))
+    if out is None:
+        return _empty(shape, dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array (np.memmap included), not {type(out).__name__}")
+    if out.dtype != dtype:
+        raise TypeError(f"out has dtype {out.dtype} but the result is {np.dtype(dtype).name}")
+    if out.size != count:
+        raise ValueError(f"out has {out.size} elements (shape {out.shape}) but the result has "
+                         f"{count} (shape {shape})")
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    return out
 
 
 def _layout(layout: Any, allowed: dict) -> int:
@@ -112,6 +132,7 @@ def pdist(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    out: Optional[np.ndarray] = None,
 ) -> np.ndarray:
     r"""Lp distances between all pairs of PCFs of X.
 
@@ -148,11 +169,16 @@ def pdist(
         CUDA device ids to use (None: all).
     progress : bool
         Show a progress bar (tqdm if installed, else a text bar on stderr).
+    out : numpy.ndarray, optional
+        Where to write the result: a writable C-contiguous array of X's dtype
+        with the result's number of elements (any shape), an ``np.memmap``
+        included, so a result larger than memory goes straight to a file.
 
     Returns
     -------
     numpy.ndarray
-        Of X's dtype, shape (n(n-1)/2,) or (n, n); written in place by libmpcf.
+        Of X's dtype, shape (n(n-1)/2,) or (n, n) (``out`` itself when
+        given); written in place by libmpcf.
 
     Raises
     ------
@@ -188,12 +214,15 @@ def pdist(
     c_layout = _layout(layout, _PDIST_LAYOUTS)
     options = make_options(window, backend, threads, devices)
     size = check(swig.mpcf_pdist_size(X._handle, c_layout))
-    out = _empty(size, dtype=X.dtype)
+    given = out is not None
+    out = _output(out, (size,), X.dtype)
     _run_task(
         lambda: swig.mpcf_pdist_start(X._handle, p, c_layout, address(out), size, options),
         progress,
         "pdist",
     )
+    if given:
+        return out
     if layout == "square":
         return out.reshape(X.size, X.size)
     return out
@@ -209,6 +238,7 @@ def cdist(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    out: Optional[np.ndarray] = None,
 ) -> np.ndarray:
     r"""Lp distances between every PCF of X and every PCF of Y.
 
@@ -220,13 +250,14 @@ def cdist(
     ----------
     X, Y : PcfCollection or anything it accepts, of any tensor shape
         Both of one dtype; plain Python numbers in Y take X's dtype.
-    p, window, backend, threads, devices, progress
+    p, window, backend, threads, devices, progress, out
         As in :func:`pdist`.
 
     Returns
     -------
     numpy.ndarray
-        Shape ``X.shape + Y.shape``, X's dtype, written in place by libmpcf.
+        Shape ``X.shape + Y.shape`` (or ``out``), X's dtype, written in place
+        by libmpcf.
 
     Raises
     ------
@@ -248,14 +279,15 @@ def cdist(
            [3., 0., 3.]])
     """
     return _cross(X, Y, swig.MPCF_METRIC_LP_DISTANCE, exponent(p), window, backend, threads,
-                  devices, progress, "cdist")
+                  devices, progress, "cdist", out)
 
 
-def _cross(X, Y, metric, p, window, backend, threads, devices, progress, desc) -> np.ndarray:
+def _cross(X, Y, metric, p, window, backend, threads, devices, progress, desc,
+           out=None) -> np.ndarray:
     X = as_collection(X)
     Y = as_collection(Y, None, X.dtype)
     options = make_options(window, backend, threads, devices)
-    out = _empty(X.shape + Y.shape, dtype=X.dtype)
+    out = _output(out, X.shape + Y.shape, X.dtype)
     size = out.size
     _run_task(
         lambda: swig.mpcf_cdist_start(X._handle, Y._handle, metric, p, address(out), size, options),

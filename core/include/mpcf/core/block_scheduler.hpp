@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "mpcf/core/host_device.hpp"
+
 namespace mpcf {
 
 // An inclusive index range [first, last], as in the seed's notation.
@@ -24,12 +26,34 @@ std::vector<Band> subdivide(std::size_t blockSide, std::size_t n);
 
 enum class BlockMode { LowerTriangle, Full };
 
-// Which pairs a kernel computes inside a block.
+// Which pairs of the plane are computed.
 enum class TriangleSkipMode {
   None,                   // every (i, j)
   LowerTriangle,          // i >= j (kernels: diagonal included)
   LowerTriangleSkipDiag,  // i > j (distances)
 };
+
+// The one rule of which pairs are computed, given i - j. Every other test
+// (host loops, kernels, writers, reductions) derives from it.
+MPCF_HD bool pair_kept(std::int64_t iMinusJ, TriangleSkipMode skip) {
+  switch (skip) {
+    case TriangleSkipMode::LowerTriangle: return iMinusJ >= 0;
+    case TriangleSkipMode::LowerTriangleSkipDiag: return iMinusJ > 0;
+    case TriangleSkipMode::None:
+    default: return true;
+  }
+}
+MPCF_HD bool pair_kept(std::uint64_t i, std::uint64_t j, TriangleSkipMode skip) {
+  return pair_kept(static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j), skip);
+}
+// Row i keeps exactly the columns j < kept_column_end(i, skip, nCols): every
+// column (None), or those up to the diagonal, which is kept when
+// pair_kept(i, i) holds.
+inline std::size_t kept_column_end(std::size_t i, TriangleSkipMode skip, std::size_t nCols) {
+  if (skip == TriangleSkipMode::None) return nCols;
+  const std::size_t end = pair_kept(std::int64_t(0), skip) ? i + 1 : i;
+  return end < nCols ? end : nCols;
+}
 
 struct BlockInfo {
   Band rows;
@@ -45,11 +69,18 @@ struct BlockInfo {
   bool straddles_diagonal() const { return cols.last >= rows.first && cols.first <= rows.last; }
 };
 
+// floor(sqrt(x)), exact for every 64-bit x.
+std::uint64_t integer_sqrt(std::uint64_t x);
+
 // Number of (i, j) pairs of a block that the skip mode computes.
 std::uint64_t computed_pairs(const BlockInfo& block, TriangleSkipMode mode);
 
 class BlockScheduler {
  public:
+  // The most bands either axis is cut into (the block side is raised to
+  // ceil(n / kMaxBands) when the hints ask for smaller blocks).
+  static constexpr std::uint64_t kMaxBands = 2048;
+
   struct Config {
     std::size_t nRows = 0;
     std::size_t nCols = 0;

@@ -1,8 +1,10 @@
-// The CPU executor: CpuPairwiseIntegrationTask (pdist, l2_kernel) and
-// CpuCrossIntegrationTask (cdist) run the BlockScheduler's blocks on a pool
-// of threads that take blocks from a shared counter (dynamic load
-// balancing). Each pair is computed by the same code whatever the thread
-// count or block shape, so results are bitwise reproducible.
+// What a computation over the pair plane is (PairRequest) and the CPU
+// executor that runs one: the BlockScheduler's blocks on a pool of threads
+// that take blocks from a shared counter (dynamic load balancing). Each
+// thread computes a block into its own buffer (four pairs of a row in
+// lockstep) and hands it to the request's BlockConsumer. Each pair is
+// computed by the same code whatever the thread count or block shape, so
+// results are bitwise reproducible.
 #pragma once
 
 #include <algorithm>
@@ -10,15 +12,49 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <vector>
 
+#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
-#include "mpcf/core/result_writers.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/core/walk.hpp"
 
 namespace mpcf {
+
+// The rows of x against the columns of y (cdist, knn(X, k, Y), ...), or,
+// symmetric, the pairs of x with itself: i > j for distances, i >= j for
+// the inner product (pdist, l2_kernel, knn(X, k), ...). The consumer
+// receives every computed block.
+template <typename T>
+struct PairRequest {
+  std::shared_ptr<const PcfCollection<T>> x;
+  std::shared_ptr<const PcfCollection<T>> y;  // x itself when symmetric
+  bool symmetric = false;
+  OperationSpec op;
+  Window<T> window = Window<T>::whole_line();
+  std::shared_ptr<BlockConsumer<T>> consumer;
+
+  PairPlane plane() const {
+    PairPlane p;
+    p.nRows = static_cast<std::size_t>(x->count());
+    p.nCols = static_cast<std::size_t>(y->count());
+    p.skip = !symmetric ? TriangleSkipMode::None
+                        : (op.is_kernel() ? TriangleSkipMode::LowerTriangle
+                                          : TriangleSkipMode::LowerTriangleSkipDiag);
+    return p;
+  }
+  BlockMode block_mode() const { return symmetric ? BlockMode::LowerTriangle : BlockMode::Full; }
+  // About the merge steps of the whole plane (sum over pairs of m_i + m_j).
+  double merge_steps() const {
+    const double nx = static_cast<double>(x->count()), ny = static_cast<double>(y->count());
+    const double bx = static_cast<double>(x->data().total_elements());
+    const double by = static_cast<double>(y->data().total_elements());
+    if (symmetric) return (op.is_kernel() ? nx + 1 : nx - 1) * bx;
+    return ny * bx + nx * by;
+  }
+};
 
 // How the CPU splits work: block side 128 by default keeps a band of column
 // functions in cache while the rows sweep over it.
@@ -44,41 +80,6 @@ inline BlockScheduler make_cpu_scheduler(std::size_t nRows, std::size_t nCols, B
 }
 
 namespace detail {
-
-// Computes every block of `scheduler` with `threads` workers;
-// rowFn(i, jFirst, jLast) computes and stores pairs (i, jFirst..jLast).
-// Progress is reported, and cancellation checked, per row of a block.
-template <typename RowFn>
-void execute_blocks(const BlockScheduler& scheduler, TriangleSkipMode skip, int threads,
-                    TaskControl& control, RowFn rowFn) {
-  const auto& blocks = scheduler.blocks();
-  std::uint64_t total = 0;
-  for (const auto& b : blocks) total += computed_pairs(b, skip);
-  control.set_total(total);
-  std::atomic<std::size_t> next{0};
-  const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads),
-                                                          std::max<std::size_t>(blocks.size(), 1)));
-  run_on_threads(used, control, [&](int) {
-    for (;;) {
-      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
-      if (k >= blocks.size()) return;
-      const BlockInfo& b = blocks[k];
-      for (std::size_t i = b.rows.first; i <= b.rows.last; ++i) {
-        control.throw_if_cancelled();
-        std::size_t jEnd = b.cols.last;  // inclusive
-        if (skip == TriangleSkipMode::LowerTriangle) jEnd = std::min(jEnd, i);
-        if (skip == TriangleSkipMode::LowerTriangleSkipDiag) {
-          if (i == 0 || i - 1 < b.cols.first) continue;
-          jEnd = std::min(jEnd, i - 1);
-        }
-        if (jEnd < b.cols.first) continue;
-        rowFn(i, b.cols.first, jEnd);
-        control.add_done(jEnd - b.cols.first + 1);
-      }
-    }
-  });
-  control.throw_if_cancelled();
-}
 
 // Computes row i of x against columns [jFirst, jLast] of y, four pairs in
 // lockstep, and hands each value to store(j, value).
@@ -113,69 +114,74 @@ void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManag
 
 }  // namespace detail
 
-// pdist / l2_kernel of one collection: lower triangle, writer decides layout.
-template <typename T, typename Op, typename Writer>
-class CpuPairwiseIntegrationTask final : public Work {
- public:
-  CpuPairwiseIntegrationTask(std::shared_ptr<const PcfCollection<T>> pcfs, Op op, Window<T> window,
-                             Writer writer, TriangleSkipMode skip, CpuExecutionConfig cfg)
-      : pcfs_(std::move(pcfs)), op_(op), window_(window), writer_(writer), skip_(skip), cfg_(cfg) {}
-
-  void run(TaskControl& control) override {
-    const auto& d = pcfs_->data();
-    const std::size_t n = d.count();
-    const BlockScheduler scheduler =
-        make_cpu_scheduler(n, n, BlockMode::LowerTriangle, cfg_);
-    writer_.prepare();
-    detail::execute_blocks(
-        scheduler, skip_, resolve_thread_count(cfg_.threads), control,
-        [&](std::size_t i, std::size_t jFirst, std::size_t jLast) {
-          detail::integrate_row(d, i, d, jFirst, jLast, window_, op_,
-                                [&](std::size_t j, T v) { writer_.store(i, j, v); });
-        });
-  }
-
-  void discard_output() noexcept override { writer_.poison(); }
-
- private:
-  std::shared_ptr<const PcfCollection<T>> pcfs_;
-  Op op_;
-  Window<T> window_;
-  Writer writer_;
-  TriangleSkipMode skip_;
-  CpuExecutionConfig cfg_;
-};
-
-// cdist of two collections: every (i, j), dense row-major.
+// The CPU executor for one operation functor.
 template <typename T, typename Op>
-class CpuCrossIntegrationTask final : public Work {
+class CpuBlockTask final : public Work {
  public:
-  CpuCrossIntegrationTask(std::shared_ptr<const PcfCollection<T>> x,
-                          std::shared_ptr<const PcfCollection<T>> y, Op op, Window<T> window,
-                          DenseResultWriter<T> writer, CpuExecutionConfig cfg)
-      : x_(std::move(x)), y_(std::move(y)), op_(op), window_(window), writer_(writer), cfg_(cfg) {}
+  CpuBlockTask(PairRequest<T> request, Op op, CpuExecutionConfig cfg)
+      : request_(std::move(request)), op_(op), cfg_(cfg) {}
 
   void run(TaskControl& control) override {
-    const auto& dx = x_->data();
-    const auto& dy = y_->data();
-    const BlockScheduler scheduler = make_cpu_scheduler(dx.count(), dy.count(), BlockMode::Full, cfg_);
-    detail::execute_blocks(
-        scheduler, TriangleSkipMode::None, resolve_thread_count(cfg_.threads), control,
-        [&](std::size_t i, std::size_t jFirst, std::size_t jLast) {
-          detail::integrate_row(dx, i, dy, jFirst, jLast, window_, op_,
-                                [&](std::size_t j, T v) { writer_.store(i, j, v); });
-        });
+    const PairPlane plane = request_.plane();
+    const BlockScheduler scheduler =
+        make_cpu_scheduler(plane.nRows, plane.nCols, request_.block_mode(), cfg_);
+    BlockConsumer<T>& consumer = *request_.consumer;
+    consumer.prepare(plane);
+    const auto& blocks = scheduler.blocks();
+    std::uint64_t total = 0;
+    for (const auto& b : blocks) total += computed_pairs(b, plane.skip);
+    control.set_total(total);
+    const BlockOrder order = consumer.preferred_order();
+    const auto& dx = request_.x->data();
+    const auto& dy = request_.y->data();
+    const std::size_t capacity = static_cast<std::size_t>(scheduler.max_block_elements());
+    std::atomic<std::size_t> next{0};
+    const int used = static_cast<int>(std::min<std::size_t>(
+        static_cast<std::size_t>(resolve_thread_count(cfg_.threads)), std::max<std::size_t>(blocks.size(), 1)));
+    run_on_threads(used, control, [&](int) {
+      std::vector<T> buf(capacity);
+      for (;;) {
+        const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+        if (k >= blocks.size()) return;
+        const BlockInfo& b = blocks[k];
+        const std::size_t nr = b.n_rows(), nc = b.n_cols();
+        // (r, c) of the block in the consumer's order; skipped pairs hold 0.
+        auto at = [&](std::size_t r, std::size_t c) -> T& {
+          return order == BlockOrder::RowMajor ? buf[r * nc + c] : buf[c * nr + r];
+        };
+        for (std::size_t r = 0; r < nr; ++r) {
+          control.throw_if_cancelled();
+          const std::size_t i = b.rows.first + r;
+          const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
+          const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
+          for (std::size_t c = count; c < nc; ++c) at(r, c) = T(0);
+          if (count == 0) continue;
+          detail::integrate_row(dx, i, dy, b.cols.first, end - 1, request_.window, op_,
+                                [&](std::size_t j, T v) { at(r, j - b.cols.first) = v; });
+          control.add_done(count);
+        }
+        consumer.consume(BlockPiece<T>{b, buf.data(), order});
+      }
+    });
+    control.throw_if_cancelled();
+    consumer.finish();
   }
 
-  void discard_output() noexcept override { writer_.poison(); }
+  void discard_output() noexcept override { request_.consumer->poison(); }
 
  private:
-  std::shared_ptr<const PcfCollection<T>> x_;
-  std::shared_ptr<const PcfCollection<T>> y_;
+  PairRequest<T> request_;
   Op op_;
-  Window<T> window_;
-  DenseResultWriter<T> writer_;
   CpuExecutionConfig cfg_;
 };
+
+// The CPU work of a request (the operation functor chosen here).
+template <typename T>
+std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionConfig& cfg);
+
+extern template std::unique_ptr<Work> make_cpu_work<float>(PairRequest<float>,
+                                                           const CpuExecutionConfig&);
+extern template std::unique_ptr<Work> make_cpu_work<double>(PairRequest<double>,
+                                                            const CpuExecutionConfig&);
 
 }  // namespace mpcf

@@ -77,6 +77,7 @@ class Task {
   std::condition_variable finished_cv_;
   State state_ = State::Running;
   std::exception_ptr error_;
+  bool hold_ = false;  // MPCF_DEBUG_HOLD_TASKS when started: wait until cancelled
 };
 
 // Runs fn(workerIndex) on `threads` threads (the calling thread is one of

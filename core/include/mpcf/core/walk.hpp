@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "mpcf/core/host_device.hpp"
+#include "mpcf/core/operations.hpp"
 #include "mpcf/core/point.hpp"
 
 namespace mpcf {
@@ -81,14 +82,14 @@ MPCF_HD T clipped_width(T l, T r, T a, T b) {
 // The walk of one pair as a resumable state, so the CPU executor can step
 // several independent pairs in lockstep (instruction-level parallelism: the
 // merge of one pair is a chain of dependent loads and compares).
-template <bool Windowed, typename T>
+template <bool Windowed, typename T, typename Op>
 struct PairWalk {
   const SimplePoint<T, T>* f;
   const SimplePoint<T, T>* g;
   std::uint32_t nf, ng, i, j;
-  T t, fv, gv, acc;
+  T t, fv, gv;
+  op_acc_t<Op> acc;
 
-  template <typename Op>
   MPCF_HD void init(const SimplePoint<T, T>* f_, std::uint32_t nf_, const SimplePoint<T, T>* g_,
                     std::uint32_t ng_, const Op& op) {
     f = f_;
@@ -107,7 +108,6 @@ struct PairWalk {
   MPCF_HD bool both_active() const { return i < nf && j < ng; }
 
   // One rectangle while both_active().
-  template <typename Op>
   MPCF_HD void step(T a, T b, const Op& op) {
     const T tf = f[i].t;
     const T tg = g[j].t;
@@ -125,7 +125,6 @@ struct PairWalk {
   }
 
   // Runs the rest of the walk and returns op.finalize(accumulated value).
-  template <typename Op>
   MPCF_HD T finish(T a, T b, const Op& op) {
     while (both_active()) step(a, b, op);
     // Only f has breakpoints left; g keeps its last value.
@@ -157,7 +156,7 @@ template <bool Windowed, typename T, typename Op>
 MPCF_HD T integrate_pair(const SimplePoint<T, T>* f, std::uint32_t nf,
                          const SimplePoint<T, T>* g, std::uint32_t ng, T a, T b,
                          const Op& op) {
-  PairWalk<Windowed, T> w;
+  PairWalk<Windowed, T, Op> w;
   w.init(f, nf, g, ng, op);
   return w.finish(a, b, op);
 }
@@ -169,7 +168,7 @@ template <int K, bool Windowed, typename T, typename Op>
 inline void integrate_pairs_lockstep(const SimplePoint<T, T>* f, std::uint32_t nf,
                                      const SimplePoint<T, T>* const* g, const std::uint32_t* ng,
                                      T a, T b, const Op& op, T* out) {
-  PairWalk<Windowed, T> w[K];
+  PairWalk<Windowed, T, Op> w[K];
   for (int k = 0; k < K; ++k) w[k].init(f, nf, g[k], ng[k], op);
   for (;;) {
     bool all = true;

@@ -5,22 +5,23 @@
 // One worker thread per GPU takes the next block from a shared queue (the
 // scheduler's list, largest first). Each worker owns its GpuContext (two
 // compute streams and a download stream), two device output buffers, a
-// small ring of pinned host chunks, a pool of scatter threads and its
-// BlockOp storage; workers share only the queue counter and the caller's
-// output, where blocks never overlap. Per block:
+// small ring of pinned host chunks, a pool of host threads, its BlockOp
+// storage and its GpuBlockStage state; workers share only the queue counter
+// and the consumer, which takes disjoint pieces concurrently. Per block:
 //
 //   1. zero output buffer s and enqueue upload + kernel (exec_block with
-//      slot s) on compute stream s: consecutive blocks alternate streams, so
-//      a block's kernels fill the GPU while the previous block's last thread
-//      blocks finish;
-//   2. while that kernel runs, store the previous block (buffer 1-s): its
-//      download goes through the pinned ring chunk by chunk (a chunk is a
-//      run of whole rows, or of whole columns for column-major blocks); each
-//      chunk is scattered by the pool as soon as it has arrived, and the
-//      chunk that reuses its slot is enqueued right after; then report the
-//      block's pairs as done;
-//   3. enqueue the first chunks of buffer s on the download stream, after
-//      the kernel (an event orders the two streams); swap s.
+//      slot s) on compute stream s, then the stage's device work (a
+//      reduction of the block, or nothing): consecutive blocks alternate
+//      streams, so a block's kernels fill the GPU while the previous block's
+//      last thread blocks finish;
+//   2. while that runs, consume the previous block (slot 1-s): what its
+//      stage asked to download (the block itself, or its reduction: lines of
+//      equal length) goes through the pinned ring chunk by chunk (whole
+//      lines); each chunk is handed to the stage by the pool as soon as it
+//      has arrived, and the chunk that reuses its slot is enqueued right
+//      after; then report the block's pairs as done;
+//   3. enqueue the first chunks of slot s on the download stream, after the
+//      stage's work (an event orders the two streams); swap s.
 //
 // The pinned memory is a few chunks (PinnedChunk, 8 MiB each, cached across
 // computations), whatever the block size: page-locking host memory costs
@@ -28,10 +29,10 @@
 // its time went (PipelineStats), so the overlap of transfers and compute can
 // be checked with timings per stage.
 //
-// Cancellation is checked before every block and before every scatter. The
+// Cancellation is checked before every block and before every chunk. The
 // first failure of any worker (CUDA error, out of memory, a non-zero skipped
-// entry found by the writer) stops all workers at their next block; run()
-// then rethrows it, and the task poisons the output.
+// entry found by the writer, a cancelling callback) stops all workers at
+// their next block; run() then rethrows it, and the task poisons the output.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -49,39 +50,36 @@
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/task.hpp"
+#include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_resources.cuh"
+#include "mpcf/cuda/gpu_block_stage.cuh"
 #include "mpcf/cuda/slice_pool.hpp"
 
 namespace mpcf::cuda {
 
 namespace detail {
 
-// Calls scatter on slices of a downloaded block (or chunk) from the pool's
-// threads: slices of whole rows of a row-major block, or of whole columns of
-// a column-major one (sliceColumns). Slices are disjoint, so are their
-// output entries.
-template <typename T, typename ScatterFn>
-void scatter_in_slices(const BlockInfo& block, const T* buf, SlicePool& pool, bool sliceColumns,
-                       const ScatterFn& scatter) {
-  constexpr std::uint64_t kMinElementsPerSlice = std::uint64_t(1) << 16;
-  const std::size_t lines = sliceColumns ? block.n_cols() : block.n_rows();
-  const std::size_t lineLength = sliceColumns ? block.n_rows() : block.n_cols();
-  const std::uint64_t bySize = std::max<std::uint64_t>(1, block.elements() / kMinElementsPerSlice);
+// Hands lines [first, first + count) of a downloaded block result, at
+// `host`, to the stage in slices run by the pool's threads (disjoint line
+// ranges).
+template <typename Stage>
+void consume_in_slices(Stage& stage, const BlockInfo& block, std::size_t first,
+                       std::size_t count, const unsigned char* host, std::size_t lineBytes,
+                       SlicePool& pool) {
+  constexpr std::uint64_t kMinBytesPerSlice = std::uint64_t(1) << 18;
+  const std::uint64_t bySize =
+      std::max<std::uint64_t>(1, std::uint64_t(count) * lineBytes / kMinBytesPerSlice);
   const std::size_t slices = static_cast<std::size_t>(std::min<std::uint64_t>(
-      {static_cast<std::uint64_t>(pool.threads()), bySize, static_cast<std::uint64_t>(lines)}));
+      {static_cast<std::uint64_t>(pool.threads()), bySize, static_cast<std::uint64_t>(count)}));
   if (slices <= 1) {
-    scatter(block, buf);
+    stage.consume(block, first, count, host);
     return;
   }
   pool.run(slices, [&](std::size_t s) {
-    BlockInfo part = block;
-    const std::size_t begin = lines * s / slices;
-    const std::size_t end = lines * (s + 1) / slices;  // exclusive
-    Band& band = sliceColumns ? part.cols : part.rows;
-    const Band& whole = sliceColumns ? block.cols : block.rows;
-    band = Band{whole.first + begin, whole.first + end - 1};
-    scatter(part, buf + begin * lineLength);
+    const std::size_t begin = count * s / slices;
+    const std::size_t end = count * (s + 1) / slices;  // exclusive
+    stage.consume(block, first + begin, end - begin, host + begin * lineBytes);
   });
 }
 
@@ -99,6 +97,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 struct PipelineStats {
   double total = 0;        // wall time of run() (tasks: with `upload`)
   double upload = 0;       // tasks: the resident input sent to every GPU before run()
+  double plan = 0;         // tasks: the block plan, the consumer's and stage's preparation
+  double teardown = 0;     // tasks: from the end of run() to the consumer's finish
   double setup = 0;        // contexts, device storage, buffers, scatter threads
   double context = 0;      // of which the GPU context (device, streams)
   double storage = 0;      // of which the BlockOp's storage (resident uploads included)
@@ -108,39 +108,36 @@ struct PipelineStats {
   double finish = 0;       // from the start of run() to this worker's end (stats(): the last)
   double enqueue = 0;      // host time preparing and enqueuing blocks
   double wait = 0;         // waiting for a block's download
-  double scatter = 0;      // storing downloaded blocks into the output
+  double scatter = 0;      // handing downloaded blocks to the stage (and its consumer)
   double gpu_compute = 0;  // GPU time per block, summed (consecutive blocks overlap)
   std::uint64_t blocks = 0;
 };
 
 template <typename BlockOp>
 class CudaBlockPipeline {
+  static_assert(PipelineBlockOp<BlockOp>, "CudaBlockPipeline needs a BlockOp (block_op.cuh)");
+
  public:
   using value_type = typename BlockOp::value_type;
-  // Stores a downloaded block (or a slice of it: whole rows, or whole columns
-  // with sliceColumns) into the final output. Called concurrently for
-  // disjoint parts.
-  using ScatterFn = std::function<void(const BlockInfo&, const value_type*)>;
+  using Stage = GpuBlockStage<value_type>;
 
-  // sliceColumns: blocks are laid out column-major, scatter slices whole
-  // columns (see scatter_in_slices).
+  // hostThreadsPerGpu: threads handing downloaded chunks to the stage.
   // overlapBlocks: consecutive blocks alternate compute streams (else all
   // run on stream 0).
   CudaBlockPipeline(const BlockOp& op, const BlockScheduler& scheduler, std::vector<int> devices,
-                    unsigned scatterThreadsPerGpu, bool sliceColumns = false,
-                    bool overlapBlocks = true)
+                    unsigned hostThreadsPerGpu, bool overlapBlocks = true)
       : op_(op),
         scheduler_(scheduler),
         devices_(std::move(devices)),
-        scatterThreads_(std::max(scatterThreadsPerGpu, 1u)),
-        sliceColumns_(sliceColumns),
+        hostThreads_(std::max(hostThreadsPerGpu, 1u)),
         overlapBlocks_(overlapBlocks),
         blocksPerDevice_(devices_.size(), 0),
         statsPerDevice_(devices_.size()) {}
 
-  // Computes every block. Throws the first failure; Cancelled when the task
-  // was cancelled before every block was stored.
-  void run(TaskControl& control, const ScatterFn& scatter) {
+  // Computes every block and hands each to `stage`. Throws the first
+  // failure; Cancelled when the task was cancelled before every block was
+  // consumed.
+  void run(TaskControl& control, Stage& stage) {
     const auto start = std::chrono::steady_clock::now();
     next_.store(0);
     std::fill(blocksPerDevice_.begin(), blocksPerDevice_.end(), 0);
@@ -149,7 +146,7 @@ class CudaBlockPipeline {
       const int workers = static_cast<int>(
           std::min<std::size_t>(devices_.size(), scheduler_.blocks().size()));
       run_on_threads(workers, control, [&](int w) {
-        worker(static_cast<std::size_t>(w), control, scatter, start);
+        worker(static_cast<std::size_t>(w), control, stage, start);
       });
     }
     stats_ = PipelineStats{};
@@ -186,16 +183,12 @@ class CudaBlockPipeline {
   // Pinned chunks of the download ring.
   static constexpr int kChunks = 3;
 
-  void worker(std::size_t w, TaskControl& control, const ScatterFn& scatter,
+  void worker(std::size_t w, TaskControl& control, Stage& stage,
               std::chrono::steady_clock::time_point runStart) {
     using Clock = std::chrono::steady_clock;
     const auto& blocks = scheduler_.blocks();
     const TriangleSkipMode skip = op_.skip_mode();
     const std::size_t capacity = static_cast<std::size_t>(scheduler_.max_block_elements());
-    // A chunk holds at least one whole line (row or column) of any block.
-    const std::size_t maxLine = std::max(scheduler_.max_block_rows(), scheduler_.max_block_cols());
-    const std::size_t chunkElements =
-        std::min(capacity, std::max(PinnedChunk::bytes() / sizeof(T), maxLine));
     PipelineStats& stats = statsPerDevice_[w];
     auto t0 = Clock::now();
 
@@ -203,22 +196,24 @@ class CudaBlockPipeline {
     stats.context += detail::seconds_since(t0);
     auto ts = Clock::now();
     auto storage = op_.init_gpu_storage(ctx, scheduler_);
+    auto stageState = stage.init_device(ctx, scheduler_);
     stats.storage += detail::seconds_since(ts);
     ts = Clock::now();
     DeviceArray<T> deviceOut[2] = {ctx.allocate<T>(capacity), ctx.allocate<T>(capacity)};
     stats.buffers += detail::seconds_since(ts);
     ts = Clock::now();
-    // Cached pinned chunks, or buffers of their own for lines longer than a
-    // chunk.
+    // A chunk holds at least one whole line of any block's download: cached
+    // pinned chunks, or buffers of their own for longer lines.
+    const std::size_t chunkBytes = std::max(PinnedChunk::bytes(), stage.max_line_bytes(scheduler_));
     std::vector<PinnedChunk> cachedChunks;
-    std::vector<PinnedHostBuffer<T>> ownChunks;
-    T* chunks[kChunks];
+    std::vector<PinnedHostBuffer<unsigned char>> ownChunks;
+    unsigned char* chunks[kChunks];
     for (int c = 0; c < kChunks; ++c) {
-      if (chunkElements * sizeof(T) <= PinnedChunk::bytes()) {
+      if (chunkBytes <= PinnedChunk::bytes()) {
         cachedChunks.emplace_back();
-        chunks[c] = cachedChunks.back().template as<T>();
+        chunks[c] = cachedChunks.back().template as<unsigned char>();
       } else {
-        ownChunks.emplace_back(chunkElements);
+        ownChunks.emplace_back(chunkBytes);
         chunks[c] = ownChunks.back().data();
       }
     }
@@ -226,41 +221,48 @@ class CudaBlockPipeline {
     CudaEvent chunkReady[kChunks];
     CudaEvent started[2] = {CudaEvent(true), CudaEvent(true)};
     CudaEvent computed[2] = {CudaEvent(true), CudaEvent(true)};
-    detail::SlicePool pool(scatterThreads_ - 1);
+    detail::SlicePool pool(hostThreads_ - 1);
     // Destroyed first: no buffer is released while the GPU may still use it.
     struct Drain {
       GpuContext& ctx;
       ~Drain() { ctx.synchronize_noexcept(); }
     } drain{ctx};
 
-    // The block in buffer `buf` as chunks of whole lines.
+    // The download of the block in slot `buf` as chunks of whole lines.
     struct Chunked {
       const BlockInfo* block = nullptr;
       int buf = -1;
-      std::size_t lineLength = 0;
+      typename Stage::Download download;
       std::size_t linesPerChunk = 0;
       std::size_t count = 0;
     } pending;
-    auto chunk_part = [&](const Chunked& p, std::size_t c, BlockInfo& part) {
-      const Band& whole = sliceColumns_ ? p.block->cols : p.block->rows;
-      const std::size_t begin = c * p.linesPerChunk;
-      const std::size_t end = std::min(whole.size(), begin + p.linesPerChunk);
-      part = *p.block;
-      (sliceColumns_ ? part.cols : part.rows) = Band{whole.first + begin, whole.first + end - 1};
-      return begin * p.lineLength;  // offset of the chunk in the block
+    auto chunk_lines = [&](const Chunked& p, std::size_t c, std::size_t& first) {
+      first = c * p.linesPerChunk;
+      return std::min(p.download.lines, first + p.linesPerChunk) - first;
     };
     auto enqueue_chunk = [&](const Chunked& p, std::size_t c) {
-      BlockInfo part;
-      const std::size_t offset = chunk_part(p, c, part);
+      std::size_t first = 0;
+      const std::size_t lines = chunk_lines(p, c, first);
       const int slot = static_cast<int>(c % kChunks);
-      MPCF_CUDA_TRY(cudaMemcpyAsync(chunks[slot], deviceOut[p.buf].data() + offset,
-                                    static_cast<std::size_t>(part.elements()) * sizeof(T),
-                                    cudaMemcpyDeviceToHost, ctx.download_stream()));
+      MPCF_CUDA_TRY(cudaMemcpyAsync(chunks[slot], p.download.data + first * p.download.lineBytes,
+                                    lines * p.download.lineBytes, cudaMemcpyDeviceToHost,
+                                    ctx.download_stream()));
       chunkReady[slot].record(ctx.download_stream());
     };
-    auto store_pending = [&] {
+    auto consume_pending = [&] {
       float ms = 0;
       bool timed = false;
+      if (pending.count == 0) {
+        // Nothing to download (the stage keeps its result on the device):
+        // the block is done when its stream passes `computed`.
+        auto t = Clock::now();
+        computed[pending.buf].synchronize();
+        stats.wait += detail::seconds_since(t);
+        MPCF_CUDA_TRY(cudaEventElapsedTime(&ms, started[pending.buf].get(),
+                                           computed[pending.buf].get()));
+        stats.gpu_compute += ms / 1000.0;
+        control.throw_if_cancelled();
+      }
       for (std::size_t c = 0; c < pending.count; ++c) {
         const int slot = static_cast<int>(c % kChunks);
         auto t = Clock::now();
@@ -274,9 +276,10 @@ class CudaBlockPipeline {
         }
         control.throw_if_cancelled();
         t = Clock::now();
-        BlockInfo part;
-        chunk_part(pending, c, part);
-        detail::scatter_in_slices(part, chunks[slot], pool, sliceColumns_, scatter);
+        std::size_t first = 0;
+        const std::size_t lines = chunk_lines(pending, c, first);
+        detail::consume_in_slices(stage, *pending.block, first, lines, chunks[slot],
+                                  pending.download.lineBytes, pool);
         stats.scatter += detail::seconds_since(t);
         if (c + kChunks < pending.count) enqueue_chunk(pending, c + kChunks);
       }
@@ -302,20 +305,22 @@ class CudaBlockPipeline {
       const int slot = overlapBlocks_ ? s : 0;
       const cudaStream_t compute = ctx.compute_stream(slot);
       started[s].record(compute);
-      MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
+      if (stage.needs_zeroed_block()) {
+        MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
+      }
       op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot);
-      computed[s].record(compute);
-      stats.enqueue += detail::seconds_since(t0);
-
-      if (pending.block) store_pending();
-
       Chunked next;
       next.block = &block;
       next.buf = s;
-      const std::size_t lines = sliceColumns_ ? block.n_cols() : block.n_rows();
-      next.lineLength = sliceColumns_ ? block.n_rows() : block.n_cols();
-      next.linesPerChunk = std::max<std::size_t>(1, chunkElements / std::max<std::size_t>(1, next.lineLength));
-      next.count = (lines + next.linesPerChunk - 1) / next.linesPerChunk;
+      next.download = stage.enqueue(*stageState, block, deviceOut[s].data(), compute, s);
+      computed[s].record(compute);
+      stats.enqueue += detail::seconds_since(t0);
+
+      if (pending.block) consume_pending();
+
+      next.linesPerChunk =
+          std::max<std::size_t>(1, chunkBytes / std::max<std::size_t>(1, next.download.lineBytes));
+      next.count = (next.download.lines + next.linesPerChunk - 1) / next.linesPerChunk;
       computed[s].make_wait(ctx.download_stream());
       for (std::size_t c = 0; c < std::min<std::size_t>(kChunks, next.count); ++c) {
         enqueue_chunk(next, c);
@@ -323,10 +328,16 @@ class CudaBlockPipeline {
       pending = next;
       s ^= 1;
     }
-    if (pending.block) store_pending();
+    if (pending.block) consume_pending();
     // Surface asynchronous kernel faults that no wait has reported yet.
     for (int k = 0; k < GpuContext::kComputeStreams; ++k) {
       MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream(k)));
+    }
+    control.throw_if_cancelled();
+    {
+      const auto t = Clock::now();
+      stage.finish_device(*stageState, ctx);
+      stats.scatter += detail::seconds_since(t);
     }
     stats.finish = detail::seconds_since(runStart);
   }
@@ -334,8 +345,7 @@ class CudaBlockPipeline {
   const BlockOp& op_;
   const BlockScheduler& scheduler_;
   std::vector<int> devices_;
-  unsigned scatterThreads_;
-  bool sliceColumns_;
+  unsigned hostThreads_;
   bool overlapBlocks_;
   std::atomic<std::size_t> next_{0};
   std::vector<std::uint64_t> blocksPerDevice_;  // element w written by worker w only

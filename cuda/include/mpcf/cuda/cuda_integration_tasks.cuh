@@ -1,8 +1,8 @@
-// CudaPairwiseIntegrationTask (pdist, l2_kernel) and CudaCrossIntegrationTask
-// (cdist): the GPU counterparts of the CPU tasks of matrix_integrate.hpp.
-// Each plans the blocks (plan_blocks), builds a PcfBlockOp over the row and
-// column data and runs the CudaBlockPipeline, scattering through the core
-// result writers.
+// CudaBlockTask: the GPU counterpart of core's CpuBlockTask, generic over the
+// BlockOp (block_op.cuh): it plans the blocks (plan_blocks), prepares the
+// request's consumer, runs the CudaBlockPipeline with the consumer's
+// GpuBlockStage (gpu_block_stage.cuh) and finishes (or, on failure, poisons)
+// the consumer.
 #pragma once
 
 #include <algorithm>
@@ -14,14 +14,15 @@
 #include <thread>
 #include <vector>
 
+#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
-#include "mpcf/core/result_writers.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/cuda/block_matrix_support.cuh"
-#include "mpcf/cuda/block_sink.hpp"
+#include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+#include "mpcf/cuda/gpu_block_stage.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
 
 namespace mpcf::cuda {
@@ -96,9 +97,12 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
       }
     }
     const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false, 1);
-    if (s.block_side() <= 1) {
-      throw OutOfMemory("the function data of a single pair needs " + std::to_string(dataBytes) +
-                        " bytes of GPU memory but the budget leaves " +
+    // The side cannot shrink below 1, nor below n / BlockScheduler::kMaxBands.
+    if (s.block_side() <= 1 || s.block_side() <= (std::max(nRows, nCols) + BlockScheduler::kMaxBands - 1) /
+                                                     BlockScheduler::kMaxBands) {
+      throw OutOfMemory("the function data of the smallest possible block (" +
+                        std::to_string(mr) + " x " + std::to_string(mc) + " functions) needs " +
+                        std::to_string(dataBytes) + " bytes of GPU memory but the budget leaves " +
                         std::to_string(dataBudget) + " bytes for function data");
     }
     const std::uint64_t half = s.block_side() / 2;
@@ -108,49 +112,48 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
   }
 }
 
-// Host threads per GPU for scattering downloaded blocks.
+// Host threads per GPU for handing downloaded blocks to the consumer.
 inline unsigned scatter_threads_per_gpu(std::size_t gpus) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return std::clamp<unsigned>(hw / static_cast<unsigned>(std::max<std::size_t>(gpus, 1)), 1u, 16u);
 }
 
-namespace detail {
-
-// Shared body of the two tasks. The core writer prepares and poisons the
-// output; downloaded blocks are stored by a BlockSink over the same buffer,
-// in the block order it asks for.
-template <typename T, typename Op, typename Writer>
-class CudaBlockIntegrationTask : public Work {
+// A plane computed on GPUs by a BlockOp and handed, block by block, to a
+// consumer through the stage for it (make_stage).
+template <BlockOpFor BlockOp>
+class CudaBlockTask final : public Work {
  public:
-  using DataManager = CudaPcfDataManager<T>;
+  using T = typename BlockOp::value_type;
 
-  CudaBlockIntegrationTask(std::shared_ptr<const DataManager> rows,
-                           std::shared_ptr<const DataManager> cols, Op op, Window<T> window,
-                           Writer writer, BlockSink<T> sink, BlockMode mode, TriangleSkipMode skip,
-                           std::vector<int> devices, CudaExecutionConfig cfg)
-      : blockOp_(std::move(rows), std::move(cols), op, window, skip),
-        writer_(writer),
-        sink_(sink),
+  CudaBlockTask(BlockOp op, std::shared_ptr<BlockConsumer<T>> consumer, PairPlane plane,
+                BlockMode mode, std::vector<int> devices, CudaExecutionConfig cfg)
+      : blockOp_(std::move(op)),
+        consumer_(std::move(consumer)),
+        plane_(plane),
         mode_(mode),
         devices_(std::move(devices)),
         cfg_(std::move(cfg)) {}
 
   void run(TaskControl& control) override {
+    const auto planStart = std::chrono::steady_clock::now();
     BlockPlan plan =
-        plan_blocks(blockOp_.rows().count(), blockOp_.cols().count(), mode_, blockOp_, devices_, cfg_);
+        plan_blocks(blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_);
     const BlockScheduler& scheduler = plan.scheduler;
+    consumer_->prepare(plane_);
+    auto stage = make_stage<T>(*consumer_, plane_);
     blockOp_.set_resident(plan.resident);
     blockOp_.set_slots(plan.slots);
+    blockOp_.set_output_order(stage->order());
     slots_ = plan.slots;
-    blockOp_.set_output_order(sink_.order());
     resident_ = plan.resident;
     blockCount_ = scheduler.blocks().size();
-    writer_.prepare();
     std::uint64_t total = 0;
     for (const auto& b : scheduler.blocks()) total += computed_pairs(b, blockOp_.skip_mode());
     control.set_total(total);
     // The resident input goes to the GPUs that will have blocks in one pass
     // over the host data.
+    const double planTime =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - planStart).count();
     double upload = 0;
     const std::size_t workers = std::min(devices_.size(), scheduler.blocks().size());
     if (plan.resident && cfg_.sharedUpload && workers > 0) {
@@ -159,25 +162,27 @@ class CudaBlockIntegrationTask : public Work {
       blockOp_.upload_resident(std::vector<int>(devices_.begin(), devices_.begin() + workers));
       upload = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     }
-    CudaBlockPipeline<PcfBlockOp<T, Op>> pipeline(blockOp_, scheduler, devices_,
-                                                 scatter_threads_per_gpu(devices_.size()),
-                                                 sink_.order() == BlockOrder::ColumnMajor,
-                                                 plan.slots > 1);
+    CudaBlockPipeline<BlockOp> pipeline(blockOp_, scheduler, devices_,
+                                        scatter_threads_per_gpu(devices_.size()), plan.slots > 1);
     try {
-      pipeline.run(control, [this](const BlockInfo& b, const T* buf) { sink_.store(b, buf); });
+      pipeline.run(control, *stage);
     } catch (...) {
       blocksPerDevice_ = pipeline.blocks_per_device();
       throw;
     }
+    const auto ranAt = std::chrono::steady_clock::now();
     blocksPerDevice_ = pipeline.blocks_per_device();
     stats_ = pipeline.stats();
     statsPerDevice_ = pipeline.stats_per_device();
     stats_.upload = upload;
+    stats_.plan = planTime;
     stats_.total += upload;
     for (auto& st : statsPerDevice_) st.upload = upload;
+    consumer_->finish();
+    stats_.teardown = std::chrono::duration<double>(std::chrono::steady_clock::now() - ranAt).count();
   }
 
-  void discard_output() noexcept override { writer_.poison(); }
+  void discard_output() noexcept override { consumer_->poison(); }
 
   // After run(): blocks of the decomposition, how many each device took,
   // whether the input was resident on the GPUs and where the time went.
@@ -187,11 +192,12 @@ class CudaBlockIntegrationTask : public Work {
   int slots() const noexcept { return slots_; }
   const PipelineStats& stats() const noexcept { return stats_; }
   const std::vector<PipelineStats>& stats_per_device() const noexcept { return statsPerDevice_; }
+  BlockOp& block_op() noexcept { return blockOp_; }
 
  private:
-  PcfBlockOp<T, Op> blockOp_;
-  Writer writer_;
-  BlockSink<T> sink_;
+  BlockOp blockOp_;
+  std::shared_ptr<BlockConsumer<T>> consumer_;
+  PairPlane plane_;
   BlockMode mode_;
   std::vector<int> devices_;
   CudaExecutionConfig cfg_;
@@ -201,40 +207,6 @@ class CudaBlockIntegrationTask : public Work {
   std::vector<std::uint64_t> blocksPerDevice_;
   PipelineStats stats_;
   std::vector<PipelineStats> statsPerDevice_;
-};
-
-}  // namespace detail
-
-// pdist (Writer = DistanceMatrixResultWriter, LowerTriangleSkipDiag) or
-// l2_kernel (SymmetricMatrixResultWriter, LowerTriangle) of one collection:
-// one data manager serves rows and columns.
-template <typename T, typename Op, typename Writer>
-class CudaPairwiseIntegrationTask final : public detail::CudaBlockIntegrationTask<T, Op, Writer> {
- public:
-  // out, n, layout: the buffer the writer also covers.
-  CudaPairwiseIntegrationTask(std::shared_ptr<const CudaPcfDataManager<T>> data, Op op,
-                              Window<T> window, T* out, SymmetricLayout layout,
-                              TriangleSkipMode skip, std::vector<int> devices,
-                              CudaExecutionConfig cfg)
-      : detail::CudaBlockIntegrationTask<T, Op, Writer>(
-            data, data, op, window, Writer(out, data->count(), layout),
-            BlockSink<T>::symmetric(out, data->count(), layout,
-                                    skip == TriangleSkipMode::LowerTriangle),
-            BlockMode::LowerTriangle, skip, std::move(devices), std::move(cfg)) {}
-};
-
-// cdist: rows from X, columns from Y, every pair, dense row-major output.
-template <typename T, typename Op>
-class CudaCrossIntegrationTask final
-    : public detail::CudaBlockIntegrationTask<T, Op, DenseResultWriter<T>> {
- public:
-  CudaCrossIntegrationTask(std::shared_ptr<const CudaPcfDataManager<T>> x,
-                           std::shared_ptr<const CudaPcfDataManager<T>> y, Op op, Window<T> window,
-                           T* out, std::vector<int> devices, CudaExecutionConfig cfg)
-      : detail::CudaBlockIntegrationTask<T, Op, DenseResultWriter<T>>(
-            x, y, op, window, DenseResultWriter<T>(out, x->count(), y->count()),
-            BlockSink<T>::dense(out, x->count(), y->count()), BlockMode::Full,
-            TriangleSkipMode::None, std::move(devices), std::move(cfg)) {}
 };
 
 // The host data of a collection as a CUDA data manager (shared, no copy;
@@ -248,5 +220,19 @@ std::shared_ptr<const CudaPcfDataManager<T>> cuda_data_of(
 
 // Checks a configuration before a task is made (device ids, fraction).
 std::vector<int> validated_devices(const CudaExecutionConfig& cfg);
+
+// The PCF task of a request with operation functor Op (the factory's work
+// after dispatch_operation).
+template <typename T, typename Op>
+std::unique_ptr<CudaBlockTask<PcfBlockOp<T, Op>>> make_pcf_task(const PairRequest<T>& request,
+                                                                Op op, std::vector<int> devices,
+                                                                const CudaExecutionConfig& cfg) {
+  auto rows = cuda_data_of<T>(request.x);
+  auto cols = request.symmetric ? rows : cuda_data_of<T>(request.y);
+  const PairPlane plane = request.plane();
+  return std::make_unique<CudaBlockTask<PcfBlockOp<T, Op>>>(
+      PcfBlockOp<T, Op>(std::move(rows), std::move(cols), op, request.window, plane.skip),
+      request.consumer, plane, request.block_mode(), std::move(devices), cfg);
+}
 
 }  // namespace mpcf::cuda

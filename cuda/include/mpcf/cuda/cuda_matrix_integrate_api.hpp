@@ -9,11 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "mpcf/core/operations.hpp"
-#include "mpcf/core/pcf_data.hpp"
-#include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/task.hpp"
-#include "mpcf/core/walk.hpp"
 
 namespace mpcf::cuda {
 
@@ -43,17 +40,11 @@ struct CudaExecutionConfig {
   bool overlapBlocks = true;
 };
 
-// pdist (distance ops) or l2_kernel (OpKind::L2InnerProduct) of one
-// collection into `out` with the given symmetric layout.
+// The GPU work of a request: its plane computed block by block on the
+// configured devices, each block reduced on the device when the consumer
+// allows it (k nearest neighbours, kernel mat-vec) and handed to the
+// request's consumer.
 template <typename T>
-std::unique_ptr<Work> make_pairwise_task(std::shared_ptr<const PcfCollection<T>> pcfs,
-                                         OperationSpec op, Window<T> window, T* out,
-                                         SymmetricLayout layout, const CudaExecutionConfig& cfg);
-
-// cdist of x and y into dense row-major `out`.
-template <typename T>
-std::unique_ptr<Work> make_cross_task(std::shared_ptr<const PcfCollection<T>> x,
-                                      std::shared_ptr<const PcfCollection<T>> y, OperationSpec op,
-                                      Window<T> window, T* out, const CudaExecutionConfig& cfg);
+std::unique_ptr<Work> make_work(PairRequest<T> request, const CudaExecutionConfig& cfg);
 
 }  // namespace mpcf::cuda

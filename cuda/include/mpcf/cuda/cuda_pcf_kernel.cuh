@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/point.hpp"
@@ -104,16 +105,11 @@ struct LayoutArgs {
 namespace detail {
 
 // Is (r, c) of the block computed? diagonalShift = rows.first - cols.first,
-// so the global i - j is r - c + diagonalShift.
-__device__ __forceinline__ bool pair_kept(std::uint32_t r, std::uint32_t c,
-                                          std::int64_t diagonalShift, TriangleSkipMode skip) {
-  const std::int64_t d = static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift;
-  switch (skip) {
-    case TriangleSkipMode::LowerTriangle: return d >= 0;
-    case TriangleSkipMode::LowerTriangleSkipDiag: return d > 0;
-    case TriangleSkipMode::None:
-    default: return true;
-  }
+// so the global i - j is r - c + diagonalShift (core's pair_kept).
+__device__ __forceinline__ bool pair_kept_in_block(std::uint32_t r, std::uint32_t c,
+                                                   std::int64_t diagonalShift, TriangleSkipMode skip) {
+  return mpcf::pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift,
+                         skip);
 }
 
 // What a thread block of the block kernels computes: column tile q (sorted
@@ -151,9 +147,12 @@ __device__ __forceinline__ bool pair_selected(const TiledBlockArgs<T>& args, boo
                                               std::uint32_t j) {
   bool kept = true;
   if (args.selection == PairSelection::SortedTriangle) {
-    kept = skipDiag ? r > c : r >= c;
+    // The rule on sorted positions (rows and columns in the same order).
+    kept = mpcf::pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c),
+                           skipDiag ? TriangleSkipMode::LowerTriangleSkipDiag
+                                    : TriangleSkipMode::LowerTriangle);
   } else if (args.selection == PairSelection::ByIndex) {
-    kept = pair_kept(i, j, args.diagonalShift, args.skip);
+    kept = pair_kept_in_block(i, j, args.diagonalShift, args.skip);
   }
   return kept;
 }
@@ -276,18 +275,26 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     if (!detail::pair_selected(args, skipDiag, r, c, i, j)) continue;
     const std::uint32_t fBegin = args.rowOffsets[r];
     const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
-    T value;
-    if constexpr (!Windowed && UncheckedSumFold<Op>::value) {
-      if (colFast && args.rowFast[r] != 0) {
-        value = integrate_pair_shifted<C, false, true>(rowPoints + fBegin, g, nf + ng, args.a,
-                                                       args.b, op);
+    const bool fast = colFast && args.rowFast[r] != 0;
+    auto walk = [&](const auto& o) -> T {
+      using O = std::decay_t<decltype(o)>;
+      if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+        if (fast) {
+          return integrate_pair_shifted<C, false, true>(rowPoints + fBegin, g, nf + ng, args.a,
+                                                        args.b, o);
+        }
+        return integrate_pair_shifted<C, false>(rowPoints + fBegin, g, nf + ng, args.a, args.b, o);
       } else {
-        value = integrate_pair_shifted<C, false>(rowPoints + fBegin, g, nf + ng, args.a, args.b,
-                                                 op);
+        return integrate_pair_shifted<C, Windowed>(rowPoints + fBegin, g, nf + ng, args.a,
+                                                   args.b, o);
       }
+    };
+    T value;
+    if constexpr (FloatFirst<Op>::value) {
+      value = walk(typename FloatFirst<Op>::type{});
+      if (!isfinite(value)) value = walk(op);
     } else {
-      value = integrate_pair_shifted<C, Windowed>(rowPoints + fBegin, g, nf + ng, args.a, args.b,
-                                                  op);
+      value = walk(op);
     }
     detail::store_pair(args, i, j, value);
   }
@@ -437,7 +444,7 @@ __device__ __forceinline__ T ring_walk(const SimplePoint<T, T>* __restrict__ f, 
   bool nextIsF = false;
   g += C;
   T t = mpcf::detail::min_value(kept.t, next.t);
-  T acc = op.init();
+  auto acc = op.init();
   std::uint32_t i = 1;  // f's next point
   // One step. Checked: f's next point may lie beyond the ring.
   auto walk_step = [&](auto checked) {
@@ -536,21 +543,34 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
     const std::uint32_t plain = detail::lanes_reduce<false, 32>(total);
     const SimplePoint<T, T>* f = rowPoints + fBegin;
     T value;
-    if constexpr (!Windowed && UncheckedSumFold<Op>::value) {
-      // The plain fold when every pair of the warp is within its bounds
-      // (pairs within them get the same bits either way).
-      const bool fast =
-          __all_sync(0xffffffffu, !kept || (colFast && args.rowFast[rowValid ? r : 0] != 0));
-      if (fast) {
-        value = detail::ring_walk<false, true>(f, nf, tile + lane, ring, lane, total, steps, plain,
-                                               args.a, args.b, op);
+    // The plain fold when every pair of the warp is within its bounds
+    // (pairs within them get the same bits either way).
+    const bool fast =
+        __all_sync(0xffffffffu, !kept || (colFast && args.rowFast[rowValid ? r : 0] != 0));
+    auto walk = [&](const auto& o) -> T {
+      using O = std::decay_t<decltype(o)>;
+      if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+        if (fast) {
+          return detail::ring_walk<false, true>(f, nf, tile + lane, ring, lane, total, steps,
+                                                plain, args.a, args.b, o);
+        }
+        return detail::ring_walk<false, false>(f, nf, tile + lane, ring, lane, total, steps, plain,
+                                               args.a, args.b, o);
       } else {
-        value = detail::ring_walk<false, false>(f, nf, tile + lane, ring, lane, total, steps,
-                                                plain, args.a, args.b, op);
+        return detail::ring_walk<Windowed, false>(f, nf, tile + lane, ring, lane, total, steps,
+                                                  plain, args.a, args.b, o);
+      }
+    };
+    if constexpr (FloatFirst<Op>::value) {
+      // As pcf_tiled_kernel; the ring walk is the warp's together, so the
+      // whole warp walks again when one of its pairs needs to.
+      value = walk(typename FloatFirst<Op>::type{});
+      if (__any_sync(0xffffffffu, kept && !isfinite(value))) {
+        const T exact = walk(op);
+        if (!isfinite(value)) value = exact;
       }
     } else {
-      value = detail::ring_walk<Windowed, false>(f, nf, tile + lane, ring, lane, total, steps,
-                                                 plain, args.a, args.b, op);
+      value = walk(op);
     }
     if (kept) detail::store_pair(args, i, j, value);
   }

@@ -1,5 +1,5 @@
-// PcfBlockOp: the PCF policy of the generic CudaBlockPipeline (the BlockOp
-// concept of the engine design):
+// PcfBlockOp: the PCF policy of the generic GPU engine (the BlockOp concept,
+// block_op.cuh). Its main members:
 //
 //   typename BlockOp::value_type               output scalar type
 //   typename BlockOp::GpuStorage               per-GPU device data, movable
@@ -47,7 +47,8 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
-#include "mpcf/cuda/block_sink.hpp"
+#include "mpcf/core/block_consumer.hpp"
+#include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
@@ -86,11 +87,9 @@ void sort_by_length(const Manager& m, std::size_t first, std::size_t count,
 // block lies wholly in the kept triangle, the sorted triangle when rows and
 // columns are the same functions, else a test per pair.
 inline PairSelection select_pairs(const BlockInfo& block, TriangleSkipMode skip, bool sameData) {
-  if (skip == TriangleSkipMode::None) return PairSelection::All;
-  const bool strict = skip == TriangleSkipMode::LowerTriangleSkipDiag;
-  if (strict ? block.rows.first > block.cols.last : block.rows.first >= block.cols.last) {
-    return PairSelection::All;
-  }
+  // Every pair is kept when the block's most restrictive one, its first row
+  // against its last column, is.
+  if (pair_kept(block.rows.first, block.cols.last, skip)) return PairSelection::All;
   if (sameData && block.rows == block.cols) return PairSelection::SortedTriangle;
   return PairSelection::ByIndex;
 }
@@ -248,6 +247,8 @@ class PcfBlockOp {
   }
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
+  std::size_t row_count() const noexcept { return rows_->count(); }
+  std::size_t col_count() const noexcept { return cols_->count(); }
   const DataManager& rows() const noexcept { return *rows_; }
   const DataManager& cols() const noexcept { return *cols_; }
   bool same_data() const noexcept { return rows_ == cols_; }

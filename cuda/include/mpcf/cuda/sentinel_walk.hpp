@@ -85,7 +85,15 @@ struct UncheckedSumFold<OperationL1Dist<T>> : std::true_type {
 };
 template <typename T>
 struct UncheckedSumFold<OperationL2InnerProduct<T>> : std::true_type {
-  static T max_abs_value() { return std::sqrt(std::numeric_limits<T>::max()) / 2; }  // f * g finite
+  // f * g is computed in double: finite for any float32 values, for float64
+  // values up to sqrt(DBL_MAX) / 2.
+  static T max_abs_value() {
+    if constexpr (sizeof(T) == 4) {
+      return std::numeric_limits<T>::max();
+    } else {
+      return std::sqrt(std::numeric_limits<T>::max()) / 2;
+    }
+  }
 };
 // Operations whose integrand(fv, gv) is bitwise integrand(gv, fv) (|x - y|
 // and its powers, x * y): a walk may then hold its two current points in
@@ -95,11 +103,46 @@ struct SymmetricIntegrand : std::false_type {};
 template <typename T>
 struct SymmetricIntegrand<OperationL1Dist<T>> : std::true_type {};
 template <typename T>
+struct SymmetricIntegrand<OperationL2Dist<T>> : std::true_type {};
+template <typename T>
 struct SymmetricIntegrand<OperationLpDist<T>> : std::true_type {};
 template <typename T>
 struct SymmetricIntegrand<OperationLinfDist<T>> : std::true_type {};
 template <typename T>
 struct SymmetricIntegrand<OperationL2InnerProduct<T>> : std::true_type {};
+
+// The float32 inner product accumulated in float32. The GPU kernels run it
+// first (float arithmetic is much faster than double there) and compute a
+// pair again with OperationL2InnerProduct<float> (accumulated in double)
+// when its float result is not finite: an overflow of a product or of the
+// sum, or a true infinity. A finite float result had no overflow anywhere
+// (an overflowed term makes the sum +-inf or NaN for ever after), so every
+// finite inner product is the float sum of the exact-or-rounded terms, and
+// finite input never gives NaN.
+template <typename T>
+struct L2InnerProductFloatAcc {
+  MPCF_HD T init() const { return T(0); }
+  MPCF_HD T integrand(T fv, T gv) const { return fv * gv; }
+  MPCF_HD T fold(T acc, T width, T x) const { return mpcf::detail::fold_sum(acc, width, x); }
+  MPCF_HD T finalize(T acc) const { return acc; }
+};
+
+// The operation the GPU tries first for Op, when there is one
+// (FloatFirst<Op>::value).
+template <typename Op>
+struct FloatFirst : std::false_type {};
+template <>
+struct FloatFirst<OperationL2InnerProduct<float>> : std::true_type {
+  using type = L2InnerProductFloatAcc<float>;
+};
+template <typename T>
+struct UncheckedSumFold<L2InnerProductFloatAcc<T>> : std::true_type {
+  // Any finite value: an overflow makes the result non-finite, and the pair
+  // is then computed again in double.
+  static T max_abs_value() { return std::numeric_limits<T>::max(); }
+};
+template <typename T>
+struct SymmetricIntegrand<L2InnerProductFloatAcc<T>> : std::true_type {};
 
 template <typename T>
 MPCF_HD T max_abs_time() {
@@ -119,7 +162,8 @@ constexpr int walk_unroll() {
 // UncheckedSumFold), the plain acc + width * integrand. Every GPU walk
 // folds through this function, so all of them give the same bits.
 template <bool Windowed, bool Unchecked, typename T, typename Op>
-MPCF_HD T fold_rectangle(T acc, T t, T tn, T fv, T gv, T a, T b, const Op& op) {
+MPCF_HD op_acc_t<Op> fold_rectangle(op_acc_t<Op> acc, T t, T tn, T fv, T gv, T a, T b,
+                                    const Op& op) {
   if constexpr (Unchecked) {
     static_assert(!Windowed && UncheckedSumFold<Op>::value);
     return acc + (tn - t) * op.integrand(fv, gv);
@@ -131,7 +175,7 @@ MPCF_HD T fold_rectangle(T acc, T t, T tn, T fv, T gv, T a, T b, const Op& op) {
 // The end of a walk: the unbounded last rectangle [t, +inf), clipped to the
 // window, with the last values (held by the sentinels), then op.finalize.
 template <typename T, typename Op>
-MPCF_HD T finish_walk(T acc, T t, T fv, T gv, T a, T b, const Op& op) {
+MPCF_HD T finish_walk(op_acc_t<Op> acc, T t, T fv, T gv, T a, T b, const Op& op) {
   acc = op.fold(acc, mpcf::detail::clipped_width<true>(t, std::numeric_limits<T>::infinity(), a, b),
                 op.integrand(fv, gv));
   return op.finalize(acc);
@@ -151,7 +195,7 @@ MPCF_HD T integrate_pair_shifted(const SimplePoint<T, T>* f, const SimplePoint<T
   detail::AlignedPoint<T> fn = detail::load_point(f);
   detail::AlignedPoint<T> gn = detail::load_point(g);
   T t = mpcf::detail::min_value(fn.t, gn.t);
-  T acc = op.init();
+  auto acc = op.init();
   std::uint32_t i = 0;  // f: points consumed
 #if defined(__CUDA_ARCH__)
 #pragma unroll (walk_unroll<T>())

@@ -1,0 +1,274 @@
+"""k nearest neighbours, the kNN graph, kernel mat-vec, KernelOperator and
+pdist/cdist into a caller's array (np.memmap included), against brute force
+from SciPy and NumPy on the full matrices."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from scipy.sparse.linalg import LinearOperator, cg
+from scipy.spatial.distance import squareform
+
+import mpcf
+from conftest import BACKENDS, RTOL
+
+
+def random_pcfs(rng, n, max_m=8, dtype=np.float64, nonzero_tail=False, grid=False):
+    """n PCFs as (m, 2) arrays: times from t0 in [-1, 1) with gaps in
+    [0.1, 1) (or 0, 1, 2, ... on a grid), values in [-3, 3) (or {0, 1, 2})."""
+    out = []
+    for _ in range(n):
+        m = int(rng.integers(1, max_m + 1))
+        if grid:
+            t = np.arange(m, dtype=np.float64)
+            v = rng.integers(0, 3, size=m).astype(np.float64)
+        else:
+            t = rng.uniform(-1, 1) + np.concatenate([[0.0], np.cumsum(rng.uniform(0.1, 1, m - 1))])
+            v = rng.uniform(-3, 3, size=m)
+        if not nonzero_tail:
+            v[-1] = 0.0
+        out.append(np.stack([t, v], axis=1).astype(dtype))
+    return out
+
+
+def brute_knn(D, k, exclude_self):
+    """Rows of D sorted by (distance, index), the self column dropped."""
+    n, m = D.shape
+    dist = np.empty((n, k), dtype=D.dtype)
+    idx = np.empty((n, k), dtype=np.int64)
+    for i in range(n):
+        cols = np.array([j for j in range(m) if not (exclude_self and j == i)])
+        order = np.lexsort((cols, D[i, cols]))  # primary: distance, then index
+        idx[i] = cols[order[:k]]
+        dist[i] = D[i, idx[i]]
+    return dist, idx
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("p", [1, 2, 3.5, np.inf])
+def test_knn_matches_brute_force(rng, backend, dtype, p):
+    X = random_pcfs(rng, 57, dtype=dtype)
+    D = squareform(mpcf.pdist(X, p, backend="cpu"), checks=False)
+    want_d, want_i = brute_knn(D, 6, True)
+    d, i = mpcf.knn(X, 6, p=p, backend=backend)
+    assert d.dtype == dtype and i.dtype == np.int64 and d.shape == (57, 6)
+    np.testing.assert_array_equal(i, want_i)
+    if backend == "cpu":
+        np.testing.assert_array_equal(d, want_d)
+    else:
+        np.testing.assert_allclose(d, want_d, rtol=RTOL[dtype])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_knn_against_y_ties_tails_windows(rng, backend):
+    grid = random_pcfs(rng, 64, max_m=5, grid=True)
+    Y = random_pcfs(rng, 23, max_m=5, grid=True)
+    C = mpcf.cdist(grid, Y, backend="cpu")
+    want_d, want_i = brute_knn(C, 23, False)
+    d, i = mpcf.knn(grid, 23, Y, backend=backend)
+    np.testing.assert_array_equal(i, want_i)
+    np.testing.assert_array_equal(d, want_d)
+    # Non-vanishing tails: inf distances, last, ties by index; and a window.
+    tails = random_pcfs(rng, 30, nonzero_tail=True)
+    D = squareform(mpcf.pdist(tails, backend="cpu"), checks=False)
+    np.fill_diagonal(D, 0)
+    want_d, want_i = brute_knn(D, 29, True)
+    d, i = mpcf.knn(tails, 29, backend=backend)
+    np.testing.assert_array_equal(i, want_i)
+    assert np.isinf(d).any()
+    Dw = squareform(mpcf.pdist(tails, window=(0, 2), backend="cpu"), checks=False)
+    want_d, want_i = brute_knn(Dw, 5, True)
+    d, i = mpcf.knn(tails, 5, window=(0, 2), backend=backend)
+    np.testing.assert_array_equal(i, want_i)
+
+
+def test_knn_same_bits_for_any_threads_and_tensor_shapes(rng):
+    X = random_pcfs(rng, 80, dtype=np.float32)
+    ref = mpcf.knn(X, 7, backend="cpu", threads=1)
+    for threads in (2, 16):
+        d, i = mpcf.knn(X, 7, backend="cpu", threads=threads)
+        assert d.tobytes() == ref[0].tobytes() and np.array_equal(i, ref[1])
+    T = mpcf.PcfCollection(np.stack([np.array([[0, a], [1, 0]], dtype=np.float64)
+                                     for a in range(6)]).reshape(2, 3, 2, 2))
+    d, i = mpcf.knn(T, 2)
+    assert d.shape == (2, 3, 2) and i.shape == (2, 3, 2)
+    np.testing.assert_array_equal(i[0, 0], [1, 2])  # values 0..5: nearest of 0 are 1, 2
+    np.testing.assert_array_equal(d[1, 2], [1, 2])
+
+
+def test_kneighbors_graph_convention(rng):
+    X = random_pcfs(rng, 40)
+    X.append(X[0].copy())  # a duplicate: distance 0, an explicit zero entry
+    d, i = mpcf.knn(X, 4)
+    G = mpcf.kneighbors_graph(X, 4, mode="distance")
+    assert G.shape == (41, 41) and G.nnz == 41 * 4
+    for row in range(41):
+        lo, hi = G.indptr[row], G.indptr[row + 1]
+        np.testing.assert_array_equal(G.indices[lo:hi], i[row])
+        np.testing.assert_array_equal(G.data[lo:hi], d[row])
+        assert row not in G.indices[lo:hi]  # self not included
+    assert G[0, 40] == 0 and 40 in G.indices[G.indptr[0]:G.indptr[1]]
+    C = mpcf.kneighbors_graph(X, 4)
+    assert np.all(C.data == 1.0) and np.array_equal(C.indices, G.indices)
+    with pytest.raises(ValueError, match="mode"):
+        mpcf.kneighbors_graph(X, 4, mode="weights")
+
+
+def dense_kernel(X, Y, kernel, p, sigma, window=None):
+    if kernel == "l2":
+        return mpcf.l2_kernel(X, Y if Y is not None else X, window=window).astype(np.float64)
+    D = mpcf.cdist(X, Y if Y is not None else X, p, window=window).astype(np.float64)
+    return np.exp(-0.5 * (D / sigma) ** 2) if kernel == "gaussian" else np.exp(-D / sigma)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kernel,p,sigma", [("l2", None, 1.0), ("gaussian", 2, 1.5),
+                                            ("laplacian", 1, 3.0), ("gaussian", np.inf, 0.7)])
+def test_kernel_matvec_matches_dense(rng, backend, dtype, kernel, p, sigma):
+    X = random_pcfs(rng, 45, dtype=dtype)
+    Y = random_pcfs(rng, 31, dtype=dtype)
+    for other, rows in ((None, 45), (Y, 31)):
+        K = dense_kernel(X, other, kernel, p if p is not None else 2, sigma)
+        V = rng.uniform(-1, 1, size=(rows, 3)).astype(dtype)
+        want = K @ V.astype(np.float64)
+        got = mpcf.kernel_matvec(X, V, other, kernel=kernel, p=p, sigma=sigma, backend=backend)
+        assert got.shape == (45, 3) and got.dtype == dtype
+        scale = np.abs(K) @ np.abs(V.astype(np.float64))
+        assert np.all(np.abs(got - want) <= 10 * RTOL[dtype] * scale + 1e-300)
+        v = V[:, 0]
+        got1 = mpcf.kernel_matvec(X, v, other, kernel=kernel, p=p, sigma=sigma, backend=backend)
+        assert got1.shape == (45,)
+        np.testing.assert_array_equal(got1, got[:, 0])  # the same sums: the same bits
+
+
+def test_kernel_matvec_same_bits_for_any_threads(rng):
+    X = random_pcfs(rng, 90)
+    V = rng.normal(size=(90, 16))
+    ref = mpcf.kernel_matvec(X, V, kernel="gaussian", sigma=2.0, backend="cpu", threads=1)
+    for threads in (2, 16):
+        got = mpcf.kernel_matvec(X, V, kernel="gaussian", sigma=2.0, backend="cpu", threads=threads)
+        assert got.tobytes() == ref.tobytes()
+
+
+def test_kernel_operator_solves_a_ridge_system(rng):
+    X = random_pcfs(rng, 60)
+    y = rng.normal(size=60)
+    lam = 0.5
+    K = mpcf.KernelOperator(X, kernel="gaussian", p=2, sigma=1.5)
+    assert isinstance(K, LinearOperator) and isinstance(K, mpcf.KernelOperator)
+    assert K.shape == (60, 60) and K.dtype == np.float64
+    A = LinearOperator(K.shape, matvec=lambda v: K @ v + lam * v, dtype=np.float64)
+    alpha, info = cg(A, y, atol=1e-12, rtol=1e-12, maxiter=2000)
+    assert info == 0
+    Kd = dense_kernel(X, None, "gaussian", 2, 1.5)
+    np.testing.assert_allclose(alpha, np.linalg.solve(Kd + lam * np.eye(60), y), rtol=1e-8, atol=1e-10)
+    # Rectangular: K.T @ u is Y's products against X.
+    Y = random_pcfs(rng, 20)
+    R = mpcf.KernelOperator(X, Y, kernel="laplacian", sigma=2.0)
+    u = rng.normal(size=60)
+    Kr = dense_kernel(X, Y, "laplacian", 1, 2.0)
+    np.testing.assert_allclose(R.T @ u, Kr.T @ u, rtol=1e-12)
+    np.testing.assert_allclose(R @ np.eye(20)[:, :2], Kr[:, :2], rtol=1e-12)
+
+
+def test_bad_arguments():
+    X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 3), (1, 0)]]
+    with pytest.raises(ValueError, match="k = 0"):
+        mpcf.knn(X, 0)
+    with pytest.raises(ValueError, match="k = 3 is more than the 2 other PCFs"):
+        mpcf.knn(X, 3)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        mpcf.knn(X, 1.5)
+    with pytest.raises(ValueError, match="V has shape"):
+        mpcf.kernel_matvec(X, [1.0, 2.0])
+    with pytest.raises(ValueError, match="finite"):
+        mpcf.kernel_matvec(X, [1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="sigma"):
+        mpcf.kernel_matvec(X, [1.0, 1.0, 2.0], kernel="gaussian", sigma=0)
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        mpcf.kernel_matvec(X, [1.0, 1.0, 2.0], kernel="rbf")
+    with pytest.raises(ValueError, match="no columns"):
+        mpcf.kernel_matvec(X, np.zeros((3, 0)))
+    out = np.zeros(2)
+    with pytest.raises(ValueError, match="out has 2 elements"):
+        mpcf.pdist(X, out=out)
+    with pytest.raises(TypeError, match="dtype float32"):
+        mpcf.pdist(X, out=np.zeros(3, dtype=np.float32))
+    ro = np.zeros(3)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        mpcf.pdist(X, out=ro)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        mpcf.cdist(X, X, out=np.zeros((3, 6))[:, ::2])
+    with pytest.raises(TypeError, match="NumPy array"):
+        mpcf.pdist(X, out=[0.0, 0.0, 0.0])
+
+
+def test_pdist_and_cdist_into_a_callers_array(rng, tmp_path):
+    X = random_pcfs(rng, 30)
+    want = mpcf.pdist(X)
+    out = np.full(want.size, -1.0)
+    assert mpcf.pdist(X, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    sq = np.empty((30, 30))
+    assert mpcf.pdist(X, layout="square", out=sq) is sq
+    np.testing.assert_array_equal(sq, squareform(want))
+    mm = np.memmap(tmp_path / "c.bin", dtype=np.float64, mode="w+", shape=(30, 30))
+    mpcf.cdist(X, X, out=mm)
+    mm.flush()
+    back = np.fromfile(tmp_path / "c.bin", dtype=np.float64).reshape(30, 30)
+    np.testing.assert_array_equal(back, squareform(want))
+
+
+OUT_OF_CORE = textwrap.dedent(
+    """
+    import resource, sys
+    import numpy as np
+    import mpcf
+    n, path = int(sys.argv[1]), sys.argv[2]
+    rng = np.random.default_rng(5)
+    X = mpcf.PcfCollection(np.stack([np.array([[0, a], [1 + a, 0]]) for a in rng.uniform(0, 1, n)]))
+    size = n * (n - 1) // 2
+    def vm_data():
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmData"))
+    # Anonymous memory (the heap) limited to 48 MiB more than now: the
+    # result (size * 8 bytes) does not fit there.
+    limit = vm_data() + (48 << 20)
+    assert size * 8 > (64 << 20)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+    try:
+        np.ones(size)
+        print("in-memory: allocated")
+    except MemoryError:
+        print("in-memory: MemoryError")
+    out = np.memmap(path, dtype=np.float64, mode="w+", shape=(size,))
+    mpcf.pdist(X, out=out, backend="cpu", threads=2)
+    out.flush()
+    print("memmap: done")
+    """
+)
+
+
+def test_out_of_core_pdist_into_a_memmap(tmp_path):
+    n = 4200  # 8.8e6 pairs: 70 MB of float64
+    path = tmp_path / "d.bin"
+    proc = subprocess.run([sys.executable, "-c", OUT_OF_CORE, str(n), str(path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "in-memory: MemoryError" in proc.stdout and "memmap: done" in proc.stdout
+    # Spot checks by hand: f_a = a on [0, 1 + a), then 0. For lo < hi,
+    # |f_hi - f_lo| is hi - lo on [0, 1 + lo) and hi on [1 + lo, 1 + hi).
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0, 1, n)
+    D = np.memmap(path, dtype=np.float64, mode="r", shape=(n * (n - 1) // 2,))
+    for i, j in [(0, 1), (0, n - 1), (17, 4000), (n - 2, n - 1)]:
+        lo, hi = sorted((a[i], a[j]))
+        want = (hi - lo) * (1 + lo) + hi * (hi - lo)
+        k = n * i - i * (i + 1) // 2 + (j - i - 1)
+        assert D[k] == pytest.approx(want, rel=1e-12)

@@ -1,0 +1,1 @@
+../../../../../../cuda/src/cuda_unavailable.cpp

@@ -1,0 +1,286 @@
+// The C API of the reductions over the pair plane: k nearest neighbours,
+// kernel matrix-vector products and the block streams. Each builds its
+// consumer (core) and a request, and runs it on the backend the options
+// choose, like pdist and cdist (api.cpp).
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "api_support.hpp"
+#include "mpcf/core/block_stream.hpp"
+#include "mpcf/core/kernel_matvec.hpp"
+#include "mpcf/core/knn.hpp"
+#include "mpcf/core/result_writers.hpp"
+
+using namespace mpcf::capi;
+using mpcf::BufferTooSmall;
+using mpcf::InvalidArgument;
+using mpcf::OperationSpec;
+
+namespace {
+
+// The candidates of each row of knn(X, k[, Y]).
+std::uint64_t knn_candidates(const mpcf_pcfs* X, const mpcf_pcfs* Y) {
+  if (Y) return Y->count();
+  return X->count() == 0 ? 0 : X->count() - 1;
+}
+
+void check_k(std::uint64_t k, const mpcf_pcfs* X, const mpcf_pcfs* Y) {
+  if (k == 0) throw InvalidArgument("k = 0; k must be at least 1");
+  const std::uint64_t candidates = knn_candidates(X, Y);
+  if (k > candidates) {
+    std::ostringstream os;
+    os << "k = " << k << " is more than the " << candidates
+       << (Y ? " functions of Y" : " other functions of X (count(X) - 1)")
+       << "; k must be at most that";
+    throw InvalidArgument(os.str());
+  }
+}
+
+template <typename T>
+std::unique_ptr<mpcf::Work> knn_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                                     std::uint64_t k, void* distances, std::int64_t* indices,
+                                     const mpcf_options& o) {
+  auto consumer = std::make_shared<mpcf::KnnConsumer<T>>(
+      static_cast<T*>(distances), indices, static_cast<std::size_t>(X->count()),
+      static_cast<std::size_t>(k));
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+}
+
+std::unique_ptr<mpcf::Task> knn_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
+                                     std::uint64_t k, void* distances, std::int64_t* indices,
+                                     std::uint64_t capacity, const mpcf_options* options) {
+  require(X, "X");
+  if (Y) check_same_dtype(X, Y);
+  const OperationSpec spec = distance_spec(p);
+  check_k(k, X, Y);
+  const std::uint64_t need = mpcf::checked_product(X->count(), k, "the knn result");
+  check_capacity(need, capacity, distances, "distances");
+  check_capacity(need, capacity, indices, "indices");
+  const mpcf_options& o = options_or_default(options);
+  auto work = X->dtype == MPCF_FLOAT32 ? knn_work<float>(X, Y, spec, k, distances, indices, o)
+                                       : knn_work<double>(X, Y, spec, k, distances, indices, o);
+  return std::make_unique<mpcf::Task>(std::move(work));
+}
+
+// The kernel and the operation whose blocks it reads.
+mpcf::KernelSpec kernel_spec(const mpcf_kernel& kernel, double p, double scale,
+                             OperationSpec& op) {
+  mpcf::KernelSpec k;
+  switch (raw_enum(kernel)) {
+    case MPCF_KERNEL_L2:
+      k.kind = mpcf::KernelKind::L2;
+      op = OperationSpec::l2_kernel();
+      return k;
+    case MPCF_KERNEL_GAUSSIAN:
+      k.kind = mpcf::KernelKind::Gaussian;
+      break;
+    case MPCF_KERNEL_LAPLACIAN:
+      k.kind = mpcf::KernelKind::Laplacian;
+      break;
+    default:
+      throw InvalidArgument("kernel " + std::to_string(raw_enum(kernel)) +
+                            " is not an mpcf_kernel value");
+  }
+  op = distance_spec(p);
+  if (!std::isfinite(scale) || !(scale > 0)) {
+    std::ostringstream os;
+    os << "scale = " << scale << " is not valid; the Gaussian and Laplacian kernels need a finite "
+       << "scale > 0";
+    throw InvalidArgument(os.str());
+  }
+  k.p = p;
+  k.scale = scale;
+  return k;
+}
+
+template <typename T>
+void check_finite(const void* V, std::uint64_t rows, std::uint64_t r) {
+  const T* v = static_cast<const T*>(V);
+  for (std::uint64_t e = 0; e < rows * r; ++e) {
+    if (!std::isfinite(v[e])) {
+      std::ostringstream os;
+      os << "V[" << e / r << "][" << e % r << "] = " << v[e] << " is not finite; V must be finite";
+      throw InvalidArgument(os.str());
+    }
+  }
+}
+
+template <typename T>
+std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options& o) {
+  const auto& d = X->get<T>()->data();
+  const mpcf::Window<T> w = window_of<T>(o);
+  std::vector<mpcf::FunctionNorms> n(d.count());
+  for (std::size_t i = 0; i < d.count(); ++i) {
+    n[i] = mpcf::function_norms(d.data_of(i), static_cast<std::size_t>(d.size_of(i)),
+                                static_cast<double>(w.a), static_cast<double>(w.b));
+  }
+  return n;
+}
+
+template <typename T>
+std::unique_ptr<mpcf::Work> matvec_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                        mpcf::KernelSpec kernel, OperationSpec spec, const void* V,
+                                        std::uint64_t r, void* out, const mpcf_options& o) {
+  const mpcf_pcfs* cols = Y ? Y : X;
+  check_finite<T>(V, cols->count(), r);
+  std::vector<mpcf::FunctionNorms> rowNorms, colNorms;
+  if (kernel.kind == mpcf::KernelKind::L2) {
+    rowNorms = norms_of<T>(X, o);
+    colNorms = Y ? norms_of<T>(Y, o) : rowNorms;
+  }
+  auto consumer = std::make_shared<mpcf::MatvecConsumer<T>>(
+      kernel, static_cast<const T*>(V), static_cast<std::size_t>(r), static_cast<T*>(out),
+      static_cast<std::size_t>(X->count()), static_cast<std::size_t>(cols->count()),
+      std::move(rowNorms), std::move(colNorms));
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+}
+
+std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                        const mpcf_kernel& kernel, double p, double scale,
+                                        const void* V, std::uint64_t vElements, std::uint64_t r,
+                                        void* out, std::uint64_t capacity,
+                                        const mpcf_options* options) {
+  require(X, "X");
+  if (Y) check_same_dtype(X, Y);
+  OperationSpec spec;
+  const mpcf::KernelSpec k = kernel_spec(kernel, p, scale, spec);
+  if (r == 0) throw InvalidArgument("r = 0; V needs at least one column (r >= 1)");
+  const std::uint64_t rows = Y ? Y->count() : X->count();
+  const std::uint64_t vNeed = mpcf::checked_product(rows, r, "V");
+  if (vElements != vNeed) {
+    std::ostringstream os;
+    os << "V has " << vElements << " elements but count(" << (Y ? "Y" : "X") << ") x r = " << rows
+       << " x " << r << " = " << vNeed;
+    throw InvalidArgument(os.str());
+  }
+  if (vNeed > 0) require(V, "V");
+  check_capacity(mpcf::checked_product(X->count(), r, "the mat-vec result"), capacity, out);
+  const mpcf_options& o = options_or_default(options);
+  auto work = X->dtype == MPCF_FLOAT32 ? matvec_work<float>(X, Y, k, spec, V, r, out, o)
+                                       : matvec_work<double>(X, Y, k, spec, V, r, out, o);
+  return std::make_unique<mpcf::Task>(std::move(work));
+}
+
+template <typename T>
+std::unique_ptr<mpcf::Work> stream_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                                        mpcf_block_callback callback, void* user,
+                                        const mpcf_options& o) {
+  const mpcf_dtype dtype = X->dtype;
+  auto consumer = std::make_shared<mpcf::StreamConsumer<T>>(
+      [callback, user, dtype](const mpcf::BlockInfo& b, const T* values) {
+        mpcf_block block;
+        block.row_begin = b.rows.first;
+        block.row_end = b.rows.last + 1;
+        block.col_begin = b.cols.first;
+        block.col_end = b.cols.last + 1;
+        block.dtype = dtype;
+        block.values = values;
+        return callback(&block, user);
+      });
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+}
+
+std::unique_ptr<mpcf::Task> stream_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                                        mpcf_block_callback callback, void* user,
+                                        const mpcf_options* options) {
+  require(X, "X");
+  if (Y) check_same_dtype(X, Y);
+  if (callback == nullptr) throw InvalidArgument("argument 'callback' is NULL");
+  const mpcf_options& o = options_or_default(options);
+  auto work = X->dtype == MPCF_FLOAT32 ? stream_work<float>(X, Y, spec, callback, user, o)
+                                       : stream_work<double>(X, Y, spec, callback, user, o);
+  return std::make_unique<mpcf::Task>(std::move(work));
+}
+
+}  // namespace
+
+extern "C" {
+
+mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out) {
+  return api_entry("mpcf_knn_size", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = mpcf::checked_product(X->count(), k, "the knn result");
+  });
+}
+
+mpcf_status mpcf_knn_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k,
+                           void* distances, int64_t* indices, uint64_t capacity,
+                           const mpcf_options* options, mpcf_task** task) {
+  return api_entry("mpcf_knn_start", [&] {
+    require(task, "task");
+    start_task(knn_task(X, Y, p, k, distances, indices, capacity, options), task);
+  });
+}
+
+mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k,
+                     void* distances, int64_t* indices, uint64_t capacity,
+                     const mpcf_options* options) {
+  return api_entry("mpcf_knn", [&] {
+    run_task(knn_task(X, Y, p, k, distances, indices, capacity, options));
+  });
+}
+
+mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uint64_t* out) {
+  return api_entry("mpcf_kernel_matvec_size", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = mpcf::checked_product(X->count(), r, "the mat-vec result");
+  });
+}
+
+mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_kernel kernel,
+                                     double p, double scale, const void* V, uint64_t v_elements,
+                                     uint64_t r, void* out, uint64_t capacity,
+                                     const mpcf_options* options, mpcf_task** task) {
+  return api_entry("mpcf_kernel_matvec_start", [&] {
+    require(task, "task");
+    start_task(matvec_task(X, Y, kernel, p, scale, V, v_elements, r, out, capacity, options), task);
+  });
+}
+
+mpcf_status mpcf_kernel_matvec(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_kernel kernel,
+                               double p, double scale, const void* V, uint64_t v_elements,
+                               uint64_t r, void* out, uint64_t capacity,
+                               const mpcf_options* options) {
+  return api_entry("mpcf_kernel_matvec", [&] {
+    run_task(matvec_task(X, Y, kernel, p, scale, V, v_elements, r, out, capacity, options));
+  });
+}
+
+mpcf_status mpcf_pdist_stream_start(const mpcf_pcfs* X, double p, mpcf_block_callback callback,
+                                    void* user, const mpcf_options* options, mpcf_task** task) {
+  return api_entry("mpcf_pdist_stream_start", [&] {
+    require(task, "task");
+    start_task(stream_task(X, nullptr, distance_spec(p), callback, user, options), task);
+  });
+}
+
+mpcf_status mpcf_pdist_stream(const mpcf_pcfs* X, double p, mpcf_block_callback callback,
+                              void* user, const mpcf_options* options) {
+  return api_entry("mpcf_pdist_stream", [&] {
+    run_task(stream_task(X, nullptr, distance_spec(p), callback, user, options));
+  });
+}
+
+mpcf_status mpcf_cdist_stream_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric,
+                                    double p, mpcf_block_callback callback, void* user,
+                                    const mpcf_options* options, mpcf_task** task) {
+  return api_entry("mpcf_cdist_stream_start", [&] {
+    require(task, "task");
+    require(Y, "Y");
+    start_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options), task);
+  });
+}
+
+mpcf_status mpcf_cdist_stream(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric, double p,
+                              mpcf_block_callback callback, void* user,
+                              const mpcf_options* options) {
+  return api_entry("mpcf_cdist_stream", [&] {
+    require(Y, "Y");
+    run_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options));
+  });
+}
+
+}  // extern "C"

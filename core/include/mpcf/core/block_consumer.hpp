@@ -1,0 +1,77 @@
+// The block-consumer seam: what every computation does with its blocks.
+//
+// The engine (the CPU executor or the GPU pipeline) cuts the pair plane
+// into blocks (BlockScheduler), computes each block's values and hands them,
+// as pieces, to one BlockConsumer:
+//
+//   prepare(plane)   once, before any piece
+//   consume(piece)   a finished piece: a rectangle of the plane (a whole
+//                    block, or some of its rows or columns) and its values;
+//                    called concurrently for disjoint pieces, each pair of
+//                    the plane in exactly one piece
+//   finish()         once, after every piece, when everything succeeded
+//   poison()         instead of finish() after a failure or cancellation:
+//                    no partial result may remain in the caller's buffers
+//
+// The consumers: MatrixWriter (result_writers.hpp: the matrix in any layout),
+// KnnConsumer (knn.hpp), MatvecConsumer (kernel_matvec.hpp) and
+// StreamConsumer (block_stream.hpp: a caller's callback). The GPU engine may
+// reduce a block on the device first and hand the consumer the reduced form
+// (KnnConsumer::merge_row, MatvecConsumer::merge_partials); kind() says which
+// consumer it is for that purpose.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mpcf/core/block_scheduler.hpp"
+
+namespace mpcf {
+
+// How a block's values lie in memory: (r, c) at values[r * n_cols + c]
+// (RowMajor) or values[c * n_rows + r] (ColumnMajor).
+enum class BlockOrder { RowMajor, ColumnMajor };
+
+// The pairs a computation covers: rows of X against columns of Y (or of X
+// itself), restricted by `skip` (pair_kept).
+struct PairPlane {
+  std::size_t nRows = 0;
+  std::size_t nCols = 0;
+  TriangleSkipMode skip = TriangleSkipMode::None;
+  // Rows and columns are the same functions and only one triangle is
+  // computed: pair (i, j) also stands for (j, i).
+  bool symmetric() const { return skip != TriangleSkipMode::None; }
+};
+
+// A finished rectangle of the plane. Entries that pair_kept rejects hold 0,
+// unless `complete`: then every entry holds its pair's value (on the
+// symmetric plane the mirrored value above the diagonal, and 0 on the
+// diagonal of a distance matrix).
+template <typename T>
+struct BlockPiece {
+  BlockInfo block;  // rows and columns, global indices
+  const T* values;
+  BlockOrder order;
+  bool complete = false;
+  T at(std::size_t r, std::size_t c) const {
+    return order == BlockOrder::RowMajor ? values[r * block.n_cols() + c]
+                                         : values[c * block.n_rows() + r];
+  }
+};
+
+enum class ConsumerKind { Matrix, Knn, Matvec, Stream };
+
+template <typename T>
+class BlockConsumer {
+ public:
+  virtual ~BlockConsumer() = default;
+  virtual ConsumerKind kind() const noexcept = 0;
+  // The order in which pieces are best handed to consume().
+  virtual BlockOrder preferred_order() const noexcept { return BlockOrder::RowMajor; }
+  virtual void prepare(const PairPlane& plane) = 0;
+  virtual void consume(const BlockPiece<T>& piece) = 0;
+  virtual void finish() = 0;
+  virtual void poison() noexcept = 0;
+};
+
+}  // namespace mpcf

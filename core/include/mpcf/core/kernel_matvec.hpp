@@ -1,0 +1,290 @@
+// Kernel matrix-vector products as a block consumer (DESIGN §8): y = K V,
+// V row-major (|Y|, r), y row-major (|X|, r), with K_ij = k(f_i, g_j):
+//
+//   L2:        the L2 inner product (the blocks hold K itself);
+//   Gaussian:  exp(-d_p^2 / (2 s^2)), computed as exp(-(d/s)^2 / 2);
+//   Laplacian: exp(-d_p / s)
+//
+// (the blocks hold d_p). On the symmetric plane (Y = X) each pair i > j is
+// computed once and serves K_ij V_j (row i) and K_ji V_i (row j); the
+// diagonal is computed for L2 and is exactly 1 for the other kernels.
+//
+// Reproducible bits: y_ic is the exact-sum value (exact_sum.hpp) of the
+// terms fl(K_ij * V_jc) over j, so any blocks, threads or GPUs give the same
+// bits. The grids come from a bound on |K_ij V_jc| over j: max_j |V_jc| for
+// the Gaussian and Laplacian kernels (0 <= K <= 1); for L2 the Hölder bounds
+// |<f, g>| <= ||f||_inf ||g||_1 and <= ||f||_1 ||g||_inf over the window
+// (an infinite norm arises only from a non-vanishing tail on an unbounded
+// window, and a pair of two such functions has an infinite inner product,
+// which the sum handles as a flag: IEEE rules, inf * 0 = NaN).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mpcf/core/block_consumer.hpp"
+#include "mpcf/core/errors.hpp"
+#include "mpcf/core/exact_sum.hpp"
+#include "mpcf/core/host_device.hpp"
+
+namespace mpcf {
+
+enum class KernelKind { L2 = 0, Gaussian = 1, Laplacian = 2 };
+
+struct KernelSpec {
+  KernelKind kind = KernelKind::L2;
+  double p = 2.0;      // the distance's exponent (Gaussian, Laplacian)
+  double scale = 1.0;  // s (Gaussian, Laplacian)
+  bool uses_distance() const { return kind != KernelKind::L2; }
+};
+
+// K of a block value v (the inner product for L2, else the distance), in
+// double. The same function on host and device.
+MPCF_HD double kernel_value(KernelKind kind, double v, double scale) {
+  switch (kind) {
+    case KernelKind::Gaussian: {
+      const double z = v / scale;
+#if defined(__CUDA_ARCH__)
+      return ::exp(-0.5 * (z * z));
+#else
+      return std::exp(-0.5 * (z * z));
+#endif
+    }
+    case KernelKind::Laplacian:
+#if defined(__CUDA_ARCH__)
+      return ::exp(-(v / scale));
+#else
+      return std::exp(-(v / scale));
+#endif
+    case KernelKind::L2:
+    default:
+      return v;
+  }
+}
+
+// L1 and L-infinity norms of one PCF over the window [a, b), in double.
+struct FunctionNorms {
+  double l1 = 0;
+  double linf = 0;
+};
+template <typename Point>
+FunctionNorms function_norms(const Point* f, std::size_t m, double a, double b) {
+  FunctionNorms n;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double l = std::max(static_cast<double>(f[k].t), a);
+    const double r = std::min(k + 1 < m ? static_cast<double>(f[k + 1].t)
+                                        : std::numeric_limits<double>::infinity(),
+                              b);
+    const double v = std::fabs(static_cast<double>(f[k].v));
+    if (!(r > l) || v == 0) continue;
+    n.l1 += (r - l) * v;
+    n.linf = std::max(n.linf, v);
+  }
+  return n;
+}
+
+template <typename T>
+class MatvecConsumer final : public BlockConsumer<T> {
+ public:
+  // V: nCols x r (row-major), out: nRows x r. rowNorms / colNorms: the
+  // norms of X's and Y's functions over the window (only used for L2; the
+  // same for the symmetric plane).
+  MatvecConsumer(KernelSpec spec, const T* V, std::size_t r, T* out, std::size_t nRows,
+                 std::size_t nCols, std::vector<FunctionNorms> rowNorms,
+                 std::vector<FunctionNorms> colNorms)
+      : spec_(spec),
+        V_(V),
+        r_(r),
+        out_(out),
+        nRows_(nRows),
+        nCols_(nCols),
+        rowNorms_(std::move(rowNorms)),
+        colNorms_(std::move(colNorms)),
+        locks_(kLockStripes) {}
+
+  ConsumerKind kind() const noexcept override { return ConsumerKind::Matvec; }
+  const KernelSpec& spec() const noexcept { return spec_; }
+  std::size_t r() const noexcept { return r_; }
+  const T* V() const noexcept { return V_; }
+  bool symmetric() const noexcept { return symmetric_; }
+  // M1 of output (i, c): grids()[i * r + c] when grids_per_row(), else
+  // grids()[c]; level ratio().
+  const std::vector<double>& grids() const noexcept { return grids_; }
+  bool grids_per_row() const noexcept { return spec_.kind == KernelKind::L2; }
+  double ratio() const noexcept { return ratio_; }
+
+  void prepare(const PairPlane& plane) override {
+    if (plane.nRows != nRows_ || plane.nCols != nCols_) {
+      throw std::logic_error("MatvecConsumer: the plane has another size");
+    }
+    symmetric_ = plane.symmetric();
+    skip_ = plane.skip;
+    const std::uint64_t terms = symmetric_ ? nRows_ : nCols_;
+    ratio_ = exact_sum_level_ratio(terms);
+    if (grids_per_row()) {
+      // max over j of ||g_j||_1 |V_jc| (finite L1) and ||g_j||_inf |V_jc|
+      // (infinite L1).
+      std::vector<double> finiteL1(r_, 0.0), infiniteL1(r_, 0.0);
+      for (std::size_t j = 0; j < nCols_; ++j) {
+        const FunctionNorms& g = colNorms_[j];
+        for (std::size_t c = 0; c < r_; ++c) {
+          const double v = std::fabs(static_cast<double>(V_[j * r_ + c]));
+          if (std::isfinite(g.l1)) {
+            finiteL1[c] = std::max(finiteL1[c], g.l1 * v);
+          } else {
+            infiniteL1[c] = std::max(infiniteL1[c], g.linf * v);
+          }
+        }
+      }
+      grids_.resize(nRows_ * r_);
+      for (std::size_t i = 0; i < nRows_; ++i) {
+        const FunctionNorms& f = rowNorms_[i];
+        for (std::size_t c = 0; c < r_; ++c) {
+          double bound = f.linf * finiteL1[c];
+          if (std::isfinite(f.l1)) bound = std::max(bound, f.l1 * infiniteL1[c]);
+          set_grid(grids_[i * r_ + c], bound, terms, i, c);
+        }
+      }
+    } else {
+      grids_.resize(r_);
+      for (std::size_t c = 0; c < r_; ++c) {
+        double bound = 0;
+        for (std::size_t j = 0; j < nCols_; ++j) {
+          bound = std::max(bound, std::fabs(static_cast<double>(V_[j * r_ + c])));
+        }
+        set_grid(grids_[c], bound, terms, 0, c);
+      }
+    }
+    sums_.assign(nRows_ * r_ * ExactSum::kLevels, 0.0);
+    flags_.assign(nRows_ * r_, 0u);
+  }
+
+  void consume(const BlockPiece<T>& piece) override {
+    const BlockInfo& b = piece.block;
+    const std::size_t L = ExactSum::kLevels;
+    thread_local std::vector<double> rowAcc, colAcc;
+    thread_local std::vector<std::uint32_t> rowFlags, colFlags;
+    thread_local std::vector<ExactSumLevels> rowGrid, colGrid;
+    rowAcc.assign(r_ * L, 0.0);
+    rowFlags.assign(r_, 0u);
+    rowGrid.resize(r_);
+    if (symmetric_) {
+      colAcc.assign(b.n_cols() * r_ * L, 0.0);
+      colFlags.assign(b.n_cols() * r_, 0u);
+      colGrid.resize(b.n_cols() * r_);
+      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
+        for (std::size_t c = 0; c < r_; ++c) colGrid[cc * r_ + c] = levels(b.cols.first + cc, c);
+      }
+    }
+    for (std::size_t rr = 0; rr < b.n_rows(); ++rr) {
+      const std::size_t i = b.rows.first + rr;
+      std::fill(rowAcc.begin(), rowAcc.end(), 0.0);
+      std::fill(rowFlags.begin(), rowFlags.end(), 0u);
+      for (std::size_t c = 0; c < r_; ++c) rowGrid[c] = levels(i, c);
+      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
+        const std::size_t j = b.cols.first + cc;
+        if (!pair_kept(i, j, skip_)) continue;
+        const double K =
+            kernel_value(spec_.kind, static_cast<double>(piece.at(rr, cc)), spec_.scale);
+        for (std::size_t c = 0; c < r_; ++c) {
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[j * r_ + c])), rowGrid[c],
+                        &rowAcc[c * L], rowFlags[c]);
+        }
+        if (symmetric_ && i != j) {
+          for (std::size_t c = 0; c < r_; ++c) {
+            exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[i * r_ + c])),
+                          colGrid[cc * r_ + c], &colAcc[(cc * r_ + c) * L], colFlags[cc * r_ + c]);
+          }
+        }
+      }
+      merge_partials(i, rowAcc.data(), rowFlags.data());
+    }
+    if (symmetric_) {
+      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
+        merge_partials(b.cols.first + cc, &colAcc[cc * r_ * L], &colFlags[cc * r_]);
+      }
+    }
+  }
+
+  // Adds partial level sums (r x kLevels) and flags (r) into output row i.
+  // Exact, so any order gives the same bits. Thread-safe.
+  void merge_partials(std::size_t i, const double* sums, const std::uint32_t* flags) {
+    std::lock_guard<std::mutex> lock(locks_[i % kLockStripes]);
+    double* s = &sums_[i * r_ * ExactSum::kLevels];
+    for (std::size_t e = 0; e < r_ * ExactSum::kLevels; ++e) s[e] += sums[e];
+    for (std::size_t c = 0; c < r_; ++c) flags_[i * r_ + c] |= flags[c];
+  }
+
+  void finish() override {
+    const std::size_t L = ExactSum::kLevels;
+    // K_ii = exp(0) = 1 for the kernels of a distance (the diagonal is not
+    // computed on their plane).
+    if (symmetric_ && !pair_kept(std::int64_t(0), skip_)) {
+      for (std::size_t i = 0; i < nRows_; ++i) {
+        for (std::size_t c = 0; c < r_; ++c) {
+          exact_sum_add(static_cast<double>(V_[i * r_ + c]), levels(i, c),
+                        &sums_[(i * r_ + c) * L], flags_[i * r_ + c]);
+        }
+      }
+    }
+    for (std::size_t e = 0; e < nRows_ * r_; ++e) {
+      if (flags_[e] & ExactSum::kOutOfRange) {
+        throw std::logic_error("kernel_matvec: a term of output (" + std::to_string(e / r_) + ", " +
+                               std::to_string(e % r_) + ") exceeds its bound");
+      }
+    }
+    for (std::size_t e = 0; e < nRows_ * r_; ++e) {
+      out_[e] = static_cast<T>(exact_sum_value(&sums_[e * L], flags_[e]));
+    }
+  }
+
+  void poison() noexcept override {
+    for (std::size_t e = 0; e < nRows_ * r_; ++e) out_[e] = std::numeric_limits<T>::quiet_NaN();
+  }
+
+ private:
+  static constexpr std::size_t kLockStripes = 1024;
+
+  double grid(std::size_t i, std::size_t c) const {
+    return grids_per_row() ? grids_[i * r_ + c] : grids_[c];
+  }
+  ExactSumLevels levels(std::size_t i, std::size_t c) const {
+    return ExactSumLevels::of(grid(i, c), ratio_);
+  }
+
+  void set_grid(double& m1, double bound, std::uint64_t terms, std::size_t i, std::size_t c) {
+    ExactSumGrid g;
+    if (!std::isfinite(bound) || !ExactSumGrid::for_bound(bound, terms, g)) {
+      throw InvalidArgument(
+          "kernel_matvec: the terms of output (" + std::to_string(i) + ", " + std::to_string(c) +
+          ") may reach " + std::to_string(bound) +
+          ", beyond the range of a reproducible sum (about 1e300 / n); scale V or the data down");
+    }
+    m1 = g.m1;
+  }
+
+  KernelSpec spec_;
+  const T* V_;
+  std::size_t r_;
+  T* out_;
+  std::size_t nRows_;
+  std::size_t nCols_;
+  std::vector<FunctionNorms> rowNorms_;
+  std::vector<FunctionNorms> colNorms_;
+  bool symmetric_ = false;
+  TriangleSkipMode skip_ = TriangleSkipMode::None;
+  double ratio_ = 1.0;
+  std::vector<double> grids_;
+  std::vector<double> sums_;
+  std::vector<std::uint32_t> flags_;
+  std::vector<std::mutex> locks_;
+};
+
+}  // namespace mpcf

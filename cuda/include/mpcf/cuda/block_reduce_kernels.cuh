@@ -1,0 +1,398 @@
+// Kernels that fold a computed block (row-major values in device memory)
+// into device-resident results, so only O(n k) or O(n r) numbers travel,
+// once, at the end:
+//
+//  * mirror_diagonal_kernel: completes a square block on the diagonal of the
+//    symmetric plane (the block stream hands out true rectangles);
+//  * knn_rows_kernel / knn_cols_kernel + knn_cols_merge_kernel: every
+//    block row's and (symmetric plane) every block column's kept values
+//    merged into device-resident lists of the K smallest (distance, index),
+//    ascending, in the total order of KnnConsumer;
+//  * matvec_rows_kernel / matvec_cols_kernel: the exact-sum partials
+//    (exact_sum.hpp) of y_i = sum_j K_ij V_j over the block's columns for
+//    every block row and (symmetric plane) of y_j = sum_i K_ij V_i for every
+//    block column, added into device-resident sums.
+//
+// Every pair test is core's pair_kept on the global i - j, i.e.
+// r - c + (rows.first - cols.first).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/exact_sum.hpp"
+#include "mpcf/core/kernel_matvec.hpp"
+
+namespace mpcf::cuda {
+
+// ---- the block stream ----
+
+// block: n x n row-major, the diagonal block of the symmetric plane; writes
+// (r, c) = (c, r) for c > r (the diagonal keeps its value).
+template <typename T>
+__global__ void mirror_diagonal_kernel(T* __restrict__ block, std::uint32_t n) {
+  const std::uint64_t total = std::uint64_t(n) * n;
+  for (std::uint64_t e = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; e < total;
+       e += std::uint64_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t r = static_cast<std::uint32_t>(e / n), c = static_cast<std::uint32_t>(e % n);
+    if (c > r) block[e] = block[std::uint64_t(c) * n + r];
+  }
+}
+
+// ---- k nearest neighbours ----
+
+// One entry of a downloaded list: a value and the block-local index of the
+// other function (kEmptyIndex: no entry).
+template <typename T>
+struct KnnEntry {
+  T value;
+  std::uint32_t index;
+};
+constexpr std::uint32_t kEmptyIndex = 0xffffffffu;
+
+namespace detail {
+
+// The key of a value: its bits in an unsigned order that matches the
+// numeric order, every NaN equal and after +inf (KnnConsumer's order), and
+// all-ones left for "no entry".
+template <typename T>
+using KnnKey = std::conditional_t<sizeof(T) == 4, std::uint32_t, unsigned long long>;
+
+__device__ __forceinline__ std::uint32_t ordered_key(float v) {
+  if (v != v) return 0xfffffffeu;
+  std::uint32_t u = __float_as_uint(v);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ unsigned long long ordered_key(double v) {
+  if (v != v) return 0xfffffffffffffffeull;
+  const auto u = static_cast<unsigned long long>(__double_as_longlong(v));
+  return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
+}
+template <typename T>
+__device__ __forceinline__ T value_of_key(KnnKey<T> key) {
+  if constexpr (sizeof(T) == 4) {
+    const std::uint32_t u = (key & 0x80000000u) ? (key & 0x7fffffffu) : ~key;
+    return __uint_as_float(u);
+  } else {
+    const unsigned long long u =
+        (key & 0x8000000000000000ull) ? (key & 0x7fffffffffffffffull) : ~key;
+    return __longlong_as_double(static_cast<long long>(u));
+  }
+}
+template <typename T>
+constexpr KnnKey<T> kEmptyKey = ~KnnKey<T>(0);
+
+template <typename Key>
+__device__ __forceinline__ bool key_less(Key ka, std::uint32_t ia, Key kb, std::uint32_t ib) {
+  return ka < kb || (ka == kb && ia < ib);
+}
+
+// The K (<= 32) smallest (key, index) pairs offered so far, spread over a
+// warp: lane l < K holds the l-th smallest (ascending; empty entries, index
+// kEmptyIndex, last). Every lane of the warp calls every member.
+//
+// offer() takes one candidate per lane (or none): a ballot keeps those
+// below the current K-th entry, and each of those is inserted in turn at the
+// position a second ballot counts, the entries after it moving up one lane.
+// After the first few rounds almost no candidate passes the K-th entry, so
+// a round costs a load, a compare and a ballot per lane.
+template <typename T>
+struct WarpTopK {
+  using Key = KnnKey<T>;
+  Key key;
+  std::uint32_t idx;
+  std::uint32_t lane;
+  int K;
+
+  __device__ __forceinline__ void clear(int k) {
+    K = k;
+    lane = threadIdx.x % 32;
+    key = kEmptyKey<T>;
+    idx = kEmptyIndex;
+  }
+  __device__ __forceinline__ void offer(Key k, std::uint32_t i, bool valid) {
+    const Key lastK = __shfl_sync(0xffffffffu, key, K - 1);
+    const std::uint32_t lastI = __shfl_sync(0xffffffffu, idx, K - 1);
+    unsigned want = __ballot_sync(0xffffffffu, valid && key_less(k, i, lastK, lastI));
+    while (want) {
+      const int src = __ffs(want) - 1;
+      want &= want - 1;
+      const Key ck = __shfl_sync(0xffffffffu, k, src);
+      const std::uint32_t ci = __shfl_sync(0xffffffffu, i, src);
+      const unsigned below =
+          __ballot_sync(0xffffffffu, static_cast<int>(lane) < K && key_less(key, idx, ck, ci));
+      const int pos = __popc(below);  // the entries below the candidate: lanes [0, pos)
+      const Key upK = __shfl_up_sync(0xffffffffu, key, 1);
+      const std::uint32_t upI = __shfl_up_sync(0xffffffffu, idx, 1);
+      if (pos >= K) continue;  // (uniform) no longer among the K smallest
+      if (static_cast<int>(lane) > pos) {
+        key = upK;
+        idx = upI;
+      } else if (static_cast<int>(lane) == pos) {
+        key = ck;
+        idx = ci;
+      }
+    }
+  }
+  // Starts from the list at src (K entries, as write() leaves them).
+  __device__ __forceinline__ void load(int k, const KnnEntry<T>* src) {
+    clear(k);
+    if (static_cast<int>(lane) < K) {
+      const KnnEntry<T> e = src[lane];
+      idx = e.index;
+      key = e.index == kEmptyIndex ? kEmptyKey<T> : ordered_key(e.value);
+    }
+  }
+  // Lanes l < K write entry l to dst[l].
+  __device__ __forceinline__ void write(KnnEntry<T>* dst) const {
+    if (static_cast<int>(lane) < K) {
+      KnnEntry<T> e;
+      e.value = idx == kEmptyIndex ? T(0) : value_of_key<T>(key);
+      e.index = idx;
+      dst[lane] = e;
+    }
+  }
+};
+
+__device__ __forceinline__ bool kept_in_block(std::uint32_t r, std::uint32_t c,
+                                              std::int64_t diagonalShift, TriangleSkipMode skip) {
+  return pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift, skip);
+}
+
+}  // namespace detail
+
+// The kNN lists live on the device, one per owner (a row of the plane, and
+// on the symmetric plane every function), K entries each with the owner's
+// neighbours as global indices: every block merges into them, and they are
+// downloaded once at the end. Blocks of two compute streams merge in turn
+// (KnnStage orders them with an event), so a list has one writer at a time.
+
+// One warp per block row: the row's kept values merged into the list of
+// owner rowBase + row (columns as colBase + c).
+template <typename T>
+__global__ void __launch_bounds__(256)
+    knn_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
+                    std::int64_t diagonalShift, TriangleSkipMode skip, int K,
+                    std::uint32_t rowBase, std::uint32_t colBase, KnnEntry<T>* __restrict__ lists) {
+  const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (row >= nRows) return;  // whole warps
+  KnnEntry<T>* mine = lists + std::uint64_t(rowBase + row) * K;
+  detail::WarpTopK<T> list;
+  list.load(K, mine);
+  const T* values = block + std::uint64_t(row) * nCols;
+  for (std::uint32_t c0 = 0; c0 < nCols; c0 += 32) {
+    const std::uint32_t c = c0 + list.lane;
+    const bool valid = c < nCols && detail::kept_in_block(row, c, diagonalShift, skip);
+    list.offer(valid ? detail::ordered_key(values[c]) : detail::KnnKey<T>(0), colBase + c, valid);
+  }
+  list.write(mine);
+}
+
+// The column kernels' shape: a thread block of 32 warps takes a strip of 32
+// block columns and a segment of segRows rows (a multiple of 32); warp w
+// keeps the list of column w of the strip. Rows arrive 32 at a time through
+// a shared tile, read row-wise (coalesced) and handed out column-wise.
+constexpr int kKnnStripThreads = 1024;
+
+// The K smallest kept values of every (column, segment) with their row
+// (rowBase + r), to scratch[(segment * nCols + column) * K ...].
+template <typename T>
+__global__ void __launch_bounds__(kKnnStripThreads)
+    knn_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
+                    std::int64_t diagonalShift, TriangleSkipMode skip, int K,
+                    std::uint32_t segRows, std::uint32_t rowBase,
+                    KnnEntry<T>* __restrict__ scratch) {
+  __shared__ T tile[32][33];
+  const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uint32_t c0 = blockIdx.x * 32;
+  const std::uint32_t seg = blockIdx.y;
+  const std::uint32_t r0 = seg * segRows;
+  const std::uint32_t r1 = min(nRows, r0 + segRows);
+  const std::uint32_t col = c0 + warp;  // this warp's column
+  detail::WarpTopK<T> list;
+  list.clear(K);
+  for (std::uint32_t rt = r0; rt < r1; rt += 32) {
+    {
+      const std::uint32_t r = rt + warp, c = c0 + lane;
+      if (r < r1 && c < nCols) tile[warp][lane] = block[std::uint64_t(r) * nCols + c];
+    }
+    __syncthreads();
+    const std::uint32_t r = rt + lane;
+    const bool valid = col < nCols && r < r1 && detail::kept_in_block(r, col, diagonalShift, skip);
+    list.offer(valid ? detail::ordered_key(tile[lane][warp]) : detail::KnnKey<T>(0), rowBase + r,
+               valid);
+    __syncthreads();
+  }
+  if (col < nCols) list.write(scratch + (std::uint64_t(seg) * nCols + col) * K);
+}
+
+// One warp per block column: its segments' lists merged into the list of
+// owner colBase + column.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    knn_cols_merge_kernel(const KnnEntry<T>* __restrict__ scratch, std::uint32_t nCols,
+                          std::uint32_t segments, int K, std::uint32_t colBase,
+                          KnnEntry<T>* __restrict__ lists) {
+  const std::uint32_t col = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (col >= nCols) return;  // whole warps
+  KnnEntry<T>* mine = lists + std::uint64_t(colBase + col) * K;
+  detail::WarpTopK<T> list;
+  list.load(K, mine);
+  const std::uint32_t total = segments * static_cast<std::uint32_t>(K);
+  for (std::uint32_t e0 = 0; e0 < total; e0 += 32) {
+    const std::uint32_t e = e0 + list.lane;
+    KnnEntry<T> entry{T(0), kEmptyIndex};
+    if (e < total) {
+      const std::uint32_t seg = e / K, m = e % K;
+      entry = scratch[(std::uint64_t(seg) * nCols + col) * K + m];
+    }
+    const bool valid = entry.index != kEmptyIndex;
+    list.offer(valid ? detail::ordered_key(entry.value) : detail::KnnKey<T>(0), entry.index, valid);
+  }
+  list.write(mine);
+}
+
+// ---- kernel mat-vec ----
+
+// The mat-vec sums live on the device: for every output i and column c of
+// V, the kLevels exact-sum level sums at sums[(i * r + c) * kLevels ...] and
+// the flags at flags[i * r + c]. Blocks add their terms with atomics: the
+// level sums are exact (exact_sum.hpp), so the order does not matter.
+
+// What the mat-vec kernels read besides the block.
+template <typename T>
+struct MatvecArgs {
+  KernelKind kind;
+  double scale;
+  const T* V;              // the whole V, |Y| x r (row-major)
+  std::uint32_t r;
+  const double* grids;     // M1 per output: [i * r + c] (perRow) or [c]
+  bool gridsPerRow;
+  double ratio;
+  std::uint64_t rowBase;   // rows.first
+  std::uint64_t colBase;   // cols.first
+  std::int64_t diagonalShift;
+  TriangleSkipMode skip;
+  double* sums;            // the device sums (above)
+  std::uint32_t* flags;
+};
+
+constexpr int kMatvecChunk = 4;  // outputs (columns of V) per pass over the block
+
+namespace detail {
+// Adds the partial (sums, flags) of the calling lane across the warp (exact:
+// any order) and returns it in lane 0.
+__device__ __forceinline__ void warp_exact_sum(double* acc, std::uint32_t& flags) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) {
+#pragma unroll
+    for (int l = 0; l < ExactSum::kLevels; ++l) acc[l] += __shfl_down_sync(0xffffffffu, acc[l], off);
+    flags |= __shfl_down_sync(0xffffffffu, flags, off);
+  }
+}
+__device__ __forceinline__ double grid_of(const double* grids, bool perRow, std::uint64_t i,
+                                          std::uint32_t r, std::uint32_t c) {
+  return perRow ? grids[i * r + c] : grids[c];
+}
+// Adds one partial into output (i, c) of the device sums.
+template <typename T>
+__device__ __forceinline__ void add_partial(const MatvecArgs<T>& a, std::uint64_t i,
+                                            std::uint32_t c, const double* acc,
+                                            std::uint32_t flags) {
+  double* dst = a.sums + (i * a.r + c) * ExactSum::kLevels;
+#pragma unroll
+  for (int l = 0; l < ExactSum::kLevels; ++l) {
+    if (acc[l] != 0.0) atomicAdd(dst + l, acc[l]);
+  }
+  if (flags) atomicOr(a.flags + i * a.r + c, flags);
+}
+}  // namespace detail
+
+// One warp per block row i: for every column c of V, the exact-sum partial
+// of sum over the block's kept columns j of K(block(i, j)) V[j][c], added
+// into output i.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    matvec_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
+                       MatvecArgs<T> a) {
+  constexpr int L = ExactSum::kLevels;
+  const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const std::uint32_t lane = threadIdx.x % 32;
+  if (row >= nRows) return;
+  const T* values = block + std::uint64_t(row) * nCols;
+  const std::uint64_t i = a.rowBase + row;
+  for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
+    double acc[kMatvecChunk][L] = {};
+    std::uint32_t fl[kMatvecChunk] = {};
+    ExactSumLevels g[kMatvecChunk];
+#pragma unroll
+    for (int q = 0; q < kMatvecChunk; ++q) {
+      g[q] = ExactSumLevels::of(
+          c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, i, a.r, c0 + q) : 1.5, a.ratio);
+    }
+    for (std::uint32_t c = lane; c < nCols; c += 32) {
+      if (!detail::kept_in_block(row, c, a.diagonalShift, a.skip)) continue;
+      const double K = kernel_value(a.kind, static_cast<double>(values[c]), a.scale);
+      const T* v = a.V + (a.colBase + c) * a.r + c0;
+#pragma unroll
+      for (int q = 0; q < kMatvecChunk; ++q) {
+        if (c0 + q < a.r) {
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kMatvecChunk; ++q) {
+      detail::warp_exact_sum(acc[q], fl[q]);
+      if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, acc[q], fl[q]);
+    }
+  }
+}
+
+// Symmetric plane: one thread per (block column j, segment of segRows rows):
+// the exact-sum partial of sum over the segment's kept rows i != j of
+// K(block(i, j)) V[i][c], added into output j.
+template <typename T>
+__global__ void __launch_bounds__(256)
+    matvec_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
+                       MatvecArgs<T> a, std::uint32_t segRows) {
+  constexpr int L = ExactSum::kLevels;
+  const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t seg = blockIdx.y;
+  if (col >= nCols) return;
+  const std::uint64_t j = a.colBase + col;
+  const std::uint32_t r0 = seg * segRows;
+  const std::uint32_t r1 = min(nRows, r0 + segRows);
+  for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
+    double acc[kMatvecChunk][L] = {};
+    std::uint32_t fl[kMatvecChunk] = {};
+    ExactSumLevels g[kMatvecChunk];
+#pragma unroll
+    for (int q = 0; q < kMatvecChunk; ++q) {
+      g[q] = ExactSumLevels::of(
+          c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, j, a.r, c0 + q) : 1.5, a.ratio);
+    }
+    for (std::uint32_t rr = r0; rr < r1; ++rr) {
+      const std::uint64_t i = a.rowBase + rr;
+      if (i == j || !detail::kept_in_block(rr, col, a.diagonalShift, a.skip)) continue;
+      const double K =
+          kernel_value(a.kind, static_cast<double>(block[std::uint64_t(rr) * nCols + col]), a.scale);
+      const T* v = a.V + i * a.r + c0;
+#pragma unroll
+      for (int q = 0; q < kMatvecChunk; ++q) {
+        if (c0 + q < a.r) {
+          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kMatvecChunk; ++q) {
+      if (c0 + q < a.r) detail::add_partial(a, j, c0 + q, acc[q], fl[q]);
+    }
+  }
+}
+
+}  // namespace mpcf::cuda

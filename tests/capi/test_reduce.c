@@ -1,0 +1,540 @@
+/* The reductions over the pair plane through the C API, against plain
+ * references written here: k nearest neighbours against a sort of the full
+ * distance matrix (computed by pdist/cdist, whose values test_agreement
+ * checks against the brute-force reference), kernel mat-vec against a long
+ * double sum over the kernel matrix, the block streams against the dense
+ * matrix; the same bits for any thread count and block hints; every bad
+ * argument; cancellation. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mpcf/mpcf.h"
+#include "reference.h"
+
+/* ---- data ---- */
+
+static mpcf_pcfs* make(const pcf_set* s, mpcf_dtype dtype) {
+  mpcf_pcfs* h = NULL;
+  const void* t = dtype == MPCF_FLOAT32 ? (const void*)s->t32 : (const void*)s->t;
+  const void* v = dtype == MPCF_FLOAT32 ? (const void*)s->v32 : (const void*)s->v;
+  assert_int_equal(mpcf_pcfs_create(dtype, s->n, s->offsets, t, v, &h), MPCF_OK);
+  return h;
+}
+
+/* n functions on an integer grid: times 0, 1, 2, ... (1..4 breakpoints),
+ * values in {0, 1, 2}, last value 0: distances are small integers, so many
+ * pairs tie. */
+static pcf_set grid_set(size_t n) {
+  pcf_set s;
+  s.n = n;
+  s.offsets = (uint64_t*)malloc((n + 1) * sizeof(uint64_t));
+  s.offsets[0] = 0;
+  for (size_t i = 0; i < n; ++i) s.offsets[i + 1] = s.offsets[i] + 1 + ref_next() % 4;
+  const size_t total = (size_t)s.offsets[n];
+  s.t = (double*)malloc(total * sizeof(double));
+  s.v = (double*)malloc(total * sizeof(double));
+  s.t32 = (float*)malloc(total * sizeof(float));
+  s.v32 = (float*)malloc(total * sizeof(float));
+  for (size_t i = 0; i < n; ++i) {
+    for (uint64_t k = s.offsets[i]; k < s.offsets[i + 1]; ++k) {
+      const double t = (double)(k - s.offsets[i]);
+      const double v = k + 1 == s.offsets[i + 1] ? 0.0 : (double)(ref_next() % 3);
+      s.t[k] = t;
+      s.v[k] = v;
+      s.t32[k] = (float)t;
+      s.v32[k] = (float)v;
+    }
+  }
+  return s;
+}
+
+static mpcf_options* options(int threads, uint64_t split, uint64_t maxElements, double a, double b) {
+  mpcf_options* o = NULL;
+  assert_int_equal(mpcf_options_create(&o), MPCF_OK);
+  assert_int_equal(mpcf_options_set_backend(o, MPCF_BACKEND_CPU), MPCF_OK);
+  assert_int_equal(mpcf_options_set_threads(o, threads), MPCF_OK);
+  assert_int_equal(mpcf_options_set_block_hints(o, split, 0, maxElements), MPCF_OK);
+  if (!(isinf(a) && isinf(b))) assert_int_equal(mpcf_options_set_window(o, a, b), MPCF_OK);
+  return o;
+}
+
+/* The full distance matrix as doubles: d[i * ny + j] (Y NULL: X against X). */
+static double* distance_matrix(mpcf_pcfs* X, mpcf_pcfs* Y, mpcf_dtype dtype, double p,
+                               const mpcf_options* o, size_t nx, size_t ny) {
+  double* d = (double*)malloc(nx * ny * sizeof(double) + 1);
+  if (dtype == MPCF_FLOAT32) {
+    float* f = (float*)malloc(nx * ny * sizeof(float) + 1);
+    if (Y) {
+      assert_int_equal(mpcf_cdist(X, Y, MPCF_METRIC_LP_DISTANCE, p, f, nx * ny, o), MPCF_OK);
+    } else {
+      assert_int_equal(mpcf_pdist(X, p, MPCF_LAYOUT_DENSE, f, nx * ny, o), MPCF_OK);
+    }
+    for (size_t e = 0; e < nx * ny; ++e) d[e] = f[e];
+    free(f);
+  } else if (Y) {
+    assert_int_equal(mpcf_cdist(X, Y, MPCF_METRIC_LP_DISTANCE, p, d, nx * ny, o), MPCF_OK);
+  } else {
+    assert_int_equal(mpcf_pdist(X, p, MPCF_LAYOUT_DENSE, d, nx * ny, o), MPCF_OK);
+  }
+  return d;
+}
+
+/* ---- k nearest neighbours ---- */
+
+typedef struct {
+  double d;
+  int64_t j;
+} cand;
+
+static int cand_cmp(const void* a, const void* b) {
+  const cand* x = (const cand*)a;
+  const cand* y = (const cand*)b;
+  if (x->d < y->d) return -1;
+  if (x->d > y->d) return 1;
+  return x->j < y->j ? -1 : (x->j > y->j ? 1 : 0);
+}
+
+/* Runs knn and checks every row against a sort of its row of the matrix. */
+static void check_knn(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, double p, size_t k,
+                      double a, double b) {
+  mpcf_pcfs* X = make(xs, dtype);
+  mpcf_pcfs* Y = ys ? make(ys, dtype) : NULL;
+  const size_t nx = xs->n, ny = ys ? ys->n : xs->n;
+  mpcf_options* o = options(2, 0, 0, a, b);
+  double* D = distance_matrix(X, Y, dtype, p, o, nx, ny);
+  const size_t esz = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* dist = malloc(nx * k * esz + 1);
+  int64_t* idx = (int64_t*)malloc(nx * k * sizeof(int64_t) + 1);
+  uint64_t size = 0;
+  assert_int_equal(mpcf_knn_size(X, k, &size), MPCF_OK);
+  assert_int_equal(size, nx * k);
+  assert_int_equal(mpcf_knn(X, Y, p, k, dist, idx, nx * k, o), MPCF_OK);
+  cand* row = (cand*)malloc(ny * sizeof(cand));
+  for (size_t i = 0; i < nx; ++i) {
+    size_t m = 0;
+    for (size_t j = 0; j < ny; ++j) {
+      if (!Y && j == i) continue;
+      row[m].d = D[i * ny + j];
+      row[m].j = (int64_t)j;
+      ++m;
+    }
+    qsort(row, m, sizeof(cand), cand_cmp);
+    for (size_t q = 0; q < k; ++q) {
+      const double got = dtype == MPCF_FLOAT32 ? (double)((float*)dist)[i * k + q]
+                                               : ((double*)dist)[i * k + q];
+      if (idx[i * k + q] != row[q].j || !(got == row[q].d)) {
+        fail_msg("dtype %d p %g k %zu: row %zu, neighbour %zu is (%lld, %g), expected (%lld, %g)",
+                 (int)dtype, p, k, i, q, (long long)idx[i * k + q], got, (long long)row[q].j,
+                 row[q].d);
+      }
+    }
+  }
+  /* The same bits with other thread counts and blocks. */
+  const int threads[] = {1, 16, 3};
+  const uint64_t maxElements[] = {0, 7 * 7, 1};
+  for (int c = 0; c < 3; ++c) {
+    mpcf_options* o2 = options(threads[c], c == 2 ? 5 : 0, maxElements[c], a, b);
+    void* dist2 = malloc(nx * k * esz + 1);
+    int64_t* idx2 = (int64_t*)malloc(nx * k * sizeof(int64_t) + 1);
+    assert_int_equal(mpcf_knn(X, Y, p, k, dist2, idx2, nx * k, o2), MPCF_OK);
+    assert_memory_equal(dist, dist2, nx * k * esz);
+    assert_memory_equal(idx, idx2, nx * k * sizeof(int64_t));
+    free(dist2);
+    free(idx2);
+    mpcf_options_destroy(o2);
+  }
+  free(row);
+  free(dist);
+  free(idx);
+  free(D);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(Y);
+}
+
+static void test_knn_random(void** s) {
+  (void)s;
+  ref_seed(11);
+  pcf_set xs = pcf_set_random(61, 12, 0, 0);
+  pcf_set ys = pcf_set_random(37, 12, 0, 0);
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    check_knn(&xs, NULL, dtype, 1.0, 5, -INFINITY, INFINITY);
+    check_knn(&xs, NULL, dtype, 2.0, 1, -INFINITY, INFINITY);
+    check_knn(&xs, NULL, dtype, INFINITY, 60, -INFINITY, INFINITY); /* k = n - 1 */
+    check_knn(&xs, &ys, dtype, 3.0, 37, -INFINITY, INFINITY);       /* k = |Y| */
+    check_knn(&xs, &ys, dtype, 1.0, 4, -1.0, 2.5);                   /* a window */
+  }
+  pcf_set_free(&xs);
+  pcf_set_free(&ys);
+}
+
+static void test_knn_ties_and_infinite_distances(void** s) {
+  (void)s;
+  ref_seed(12);
+  /* An integer grid: many equal distances, ties go to the smaller index. */
+  pcf_set g = grid_set(70);
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    check_knn(&g, NULL, dtype, 1.0, 9, -INFINITY, INFINITY);
+    check_knn(&g, &g, dtype, 1.0, 9, -INFINITY, INFINITY); /* self included: distance 0 first */
+  }
+  /* Non-vanishing tails: +inf distances, sorted last (ties by index). */
+  pcf_set tails = pcf_set_random(40, 6, 1, 0);
+  check_knn(&tails, NULL, MPCF_FLOAT64, 1.0, 39, -INFINITY, INFINITY);
+  check_knn(&tails, NULL, MPCF_FLOAT64, 1.0, 7, 0.0, 3.0);
+  pcf_set_free(&g);
+  pcf_set_free(&tails);
+}
+
+/* Hand-worked: f0 = 1 on [0,1), f1 = 2 on [0,1), f2 = 4 on [0,1), f3 = 1 on
+ * [0,1): L1 distances d01 = 1, d02 = 3, d03 = 0, d12 = 2, d13 = 1, d23 = 3. */
+static void test_knn_known_values(void** s) {
+  (void)s;
+  const uint64_t offsets[5] = {0, 2, 4, 6, 8};
+  const double t[8] = {0, 1, 0, 1, 0, 1, 0, 1}, v[8] = {1, 0, 2, 0, 4, 0, 1, 0};
+  mpcf_pcfs* X = NULL;
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 4, offsets, t, v, &X), MPCF_OK);
+  double d[8];
+  int64_t ix[8];
+  assert_int_equal(mpcf_knn(X, NULL, 1.0, 2, d, ix, 8, NULL), MPCF_OK);
+  const double wd[8] = {0, 1, 1, 1, 2, 3, 0, 1};
+  const int64_t wi[8] = {3, 1, 0, 3, 1, 0, 0, 1};
+  for (int e = 0; e < 8; ++e) {
+    assert_true(d[e] == wd[e]);
+    assert_int_equal(ix[e], wi[e]);
+  }
+  mpcf_pcfs_destroy(X);
+}
+
+/* ---- kernel mat-vec ---- */
+
+static long double kernel_of(mpcf_kernel kind, long double v, double scale) {
+  switch (kind) {
+    case MPCF_KERNEL_GAUSSIAN: return expl(-0.5L * (v / scale) * (v / scale));
+    case MPCF_KERNEL_LAPLACIAN: return expl(-v / scale);
+    default: return v;
+  }
+}
+
+static void check_matvec(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, mpcf_kernel kind,
+                         double p, double scale, size_t r, double a, double b) {
+  mpcf_pcfs* X = make(xs, dtype);
+  mpcf_pcfs* Y = ys ? make(ys, dtype) : NULL;
+  const size_t nx = xs->n, ny = ys ? ys->n : xs->n;
+  const pcf_set* yset = ys ? ys : xs;
+  mpcf_options* o = options(2, 0, 0, a, b);
+  const size_t esz = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  /* V: small random values, exactly representable in float. */
+  double* V = (double*)malloc(ny * r * sizeof(double));
+  float* V32 = (float*)malloc(ny * r * sizeof(float));
+  for (size_t e = 0; e < ny * r; ++e) {
+    V32[e] = (float)(ref_uniform() * 2.0 - 1.0);
+    V[e] = V32[e];
+  }
+  const void* Vp = dtype == MPCF_FLOAT32 ? (const void*)V32 : (const void*)V;
+  void* out = malloc(nx * r * esz);
+  assert_int_equal(mpcf_kernel_matvec(X, Y, kind, p, scale, Vp, ny * r, r, out, nx * r, o), MPCF_OK);
+  /* Reference: K from the brute-force reference walk, summed in long double. */
+  const enum ref_op op = kind == MPCF_KERNEL_L2 ? REF_KERNEL
+                         : p == 1.0            ? REF_L1
+                         : isinf(p)            ? REF_LINF
+                                               : REF_LP;
+  for (size_t i = 0; i < nx; ++i) {
+    for (size_t c = 0; c < r; ++c) {
+      long double want = 0, mag = 0;
+      for (size_t j = 0; j < ny; ++j) {
+        long double sc = 0;
+        const long double value = ref_value(op, p, xs, i, yset, j, a, b, &sc);
+        const long double K = kernel_of(kind, value, scale);
+        want += K * V[j * r + c];
+        mag += fabsl(K * V[j * r + c]) + (kind == MPCF_KERNEL_L2 ? sc * fabsl(V[j * r + c]) : 0);
+      }
+      const double got = dtype == MPCF_FLOAT32 ? (double)((float*)out)[i * r + c]
+                                               : ((double*)out)[i * r + c];
+      const double rel = dtype == MPCF_FLOAT32 ? 1e-5 : 1e-12;
+      if (!ref_close(got, want, mag + 1e-300L, rel)) {
+        fail_msg("kernel %d dtype %d: out[%zu][%zu] = %.17g, expected %.17Lg (scale %Lg)",
+                 (int)kind, (int)dtype, i, c, got, want, mag);
+      }
+    }
+  }
+  /* The same bits for other thread counts and blocks. */
+  const int threads[] = {1, 16, 3};
+  const uint64_t maxElements[] = {0, 6 * 6, 1};
+  for (int q = 0; q < 3; ++q) {
+    mpcf_options* o2 = options(threads[q], q == 2 ? 7 : 0, maxElements[q], a, b);
+    void* out2 = malloc(nx * r * esz);
+    assert_int_equal(mpcf_kernel_matvec(X, Y, kind, p, scale, Vp, ny * r, r, out2, nx * r, o2),
+                     MPCF_OK);
+    assert_memory_equal(out, out2, nx * r * esz);
+    free(out2);
+    mpcf_options_destroy(o2);
+  }
+  free(out);
+  free(V);
+  free(V32);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(Y);
+}
+
+static void test_matvec_against_reference(void** s) {
+  (void)s;
+  ref_seed(13);
+  pcf_set xs = pcf_set_random(33, 10, 0, 0);
+  pcf_set ys = pcf_set_random(21, 10, 0, 0);
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    check_matvec(&xs, NULL, dtype, MPCF_KERNEL_L2, 2, 1, 1, -INFINITY, INFINITY);
+    check_matvec(&xs, NULL, dtype, MPCF_KERNEL_GAUSSIAN, 2, 1.5, 3, -INFINITY, INFINITY);
+    check_matvec(&xs, NULL, dtype, MPCF_KERNEL_LAPLACIAN, 1, 4.0, 5, -INFINITY, INFINITY);
+    check_matvec(&xs, &ys, dtype, MPCF_KERNEL_L2, 2, 1, 2, -INFINITY, INFINITY);
+    check_matvec(&xs, &ys, dtype, MPCF_KERNEL_GAUSSIAN, 3, 2.0, 1, -INFINITY, INFINITY);
+    check_matvec(&xs, &ys, dtype, MPCF_KERNEL_LAPLACIAN, INFINITY, 0.5, 4, -1.0, 1.5);
+  }
+  /* Non-vanishing tails: L2 kernel entries of +-inf give +-inf or NaN outputs
+     by IEEE rules; on a window everything is finite. */
+  pcf_set tails = pcf_set_random(12, 5, 1, 0);
+  check_matvec(&tails, NULL, MPCF_FLOAT64, MPCF_KERNEL_L2, 2, 1, 2, -2.0, 4.0);
+  check_matvec(&tails, NULL, MPCF_FLOAT64, MPCF_KERNEL_GAUSSIAN, 1, 1.0, 2, -INFINITY, INFINITY);
+  pcf_set_free(&xs);
+  pcf_set_free(&ys);
+  pcf_set_free(&tails);
+}
+
+/* Hand-worked: f0 = 1 on [0,1), f1 = 3 on [0,1). L2 kernel: K = [[1, 3], [3, 9]];
+ * V = [1, 2]: y = [1 + 6, 3 + 18] = [7, 21]. Laplacian with L1 (d = 2),
+ * scale 2: K = [[1, e^-1], [e^-1, 1]]; V = [1, 1]: y = 1 + e^-1 each. */
+static void test_matvec_known_values(void** s) {
+  (void)s;
+  const uint64_t offsets[3] = {0, 2, 4};
+  const double t[4] = {0, 1, 0, 1}, v[4] = {1, 0, 3, 0};
+  mpcf_pcfs* X = NULL;
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 2, offsets, t, v, &X), MPCF_OK);
+  const double V[2] = {1, 2};
+  double y[2];
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, V, 2, 1, y, 2, NULL), MPCF_OK);
+  assert_true(y[0] == 7.0 && y[1] == 21.0);
+  const double ones[2] = {1, 1};
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_LAPLACIAN, 1, 2.0, ones, 2, 1, y, 2, NULL),
+                   MPCF_OK);
+  assert_true(fabs(y[0] - (1 + exp(-1.0))) < 1e-15 && y[0] == y[1]);
+  mpcf_pcfs_destroy(X);
+}
+
+/* ---- block streams ---- */
+
+typedef struct {
+  size_t nr, nc;
+  int symmetric;
+  mpcf_dtype dtype;
+  double* matrix;  /* nr x nc, NaN until written */
+  int* seen;       /* how often each entry came (symmetric: counting (i,j) and (j,i)) */
+  size_t calls;
+  size_t stop_after;  /* return non-zero on this call (0: never) */
+} collect;
+
+static int collect_block(const mpcf_block* b, void* user) {
+  collect* c = (collect*)user;
+  ++c->calls;
+  if (b->dtype != c->dtype) return 1;
+  if (c->symmetric && b->row_begin < b->col_begin) return 2; /* upper blocks never come */
+  const size_t w = (size_t)(b->col_end - b->col_begin);
+  for (uint64_t i = b->row_begin; i < b->row_end; ++i) {
+    for (uint64_t j = b->col_begin; j < b->col_end; ++j) {
+      const size_t e = (size_t)((i - b->row_begin) * w + (j - b->col_begin));
+      const double v = c->dtype == MPCF_FLOAT32 ? (double)((const float*)b->values)[e]
+                                                : ((const double*)b->values)[e];
+      c->matrix[i * c->nc + j] = v;
+      ++c->seen[i * c->nc + j];
+      if (c->symmetric && i != j) {
+        c->matrix[j * c->nc + i] = v;
+        ++c->seen[j * c->nc + i];
+      }
+    }
+  }
+  return c->stop_after && c->calls == c->stop_after ? 3 : 0;
+}
+
+static void check_stream(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, double p,
+                         const mpcf_options* o) {
+  mpcf_pcfs* X = make(xs, dtype);
+  mpcf_pcfs* Y = ys ? make(ys, dtype) : NULL;
+  const size_t nx = xs->n, ny = ys ? ys->n : xs->n;
+  double* D = distance_matrix(X, Y, dtype, p, o, nx, ny);
+  collect c = {nx, ny, Y == NULL, dtype, NULL, NULL, 0, 0};
+  c.matrix = (double*)malloc(nx * ny * sizeof(double));
+  c.seen = (int*)calloc(nx * ny, sizeof(int));
+  for (size_t e = 0; e < nx * ny; ++e) c.matrix[e] = NAN;
+  if (Y) {
+    assert_int_equal(mpcf_cdist_stream(X, Y, MPCF_METRIC_LP_DISTANCE, p, collect_block, &c, o), MPCF_OK);
+  } else {
+    assert_int_equal(mpcf_pdist_stream(X, p, collect_block, &c, o), MPCF_OK);
+  }
+  for (size_t e = 0; e < nx * ny; ++e) {
+    /* Every entry exactly once (a diagonal block holds (i, j) and (j, i):
+       counted twice there, so mirrored pairs of such blocks come as 2). */
+    if (!(c.matrix[e] == D[e])) fail_msg("entry %zu is %g, expected %g", e, c.matrix[e], D[e]);
+    if (c.seen[e] < 1 || c.seen[e] > 2) fail_msg("entry %zu came %d times", e, c.seen[e]);
+    if (Y && c.seen[e] != 1) fail_msg("cdist entry %zu came %d times", e, c.seen[e]);
+  }
+  free(c.matrix);
+  free(c.seen);
+  free(D);
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(Y);
+}
+
+static void test_streams(void** s) {
+  (void)s;
+  ref_seed(14);
+  pcf_set xs = pcf_set_random(45, 8, 0, 0);
+  pcf_set ys = pcf_set_random(19, 8, 0, 0);
+  mpcf_options* small = options(2, 0, 8 * 8, -INFINITY, INFINITY);
+  mpcf_options* one = options(1, 0, 0, -INFINITY, INFINITY);
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    check_stream(&xs, NULL, dtype, 1.0, small);
+    check_stream(&xs, NULL, dtype, 2.0, one);
+    check_stream(&xs, &ys, dtype, 1.0, small);
+    check_stream(&xs, &ys, dtype, INFINITY, one);
+  }
+  /* A non-zero return cancels. */
+  mpcf_pcfs* X = make(&xs, MPCF_FLOAT64);
+  collect c = {xs.n, xs.n, 1, MPCF_FLOAT64, NULL, NULL, 0, 2};
+  c.matrix = (double*)malloc(xs.n * xs.n * sizeof(double));
+  c.seen = (int*)calloc(xs.n * xs.n, sizeof(int));
+  mpcf_options* ones = options(1, 0, 8 * 8, -INFINITY, INFINITY);
+  assert_int_equal(mpcf_pdist_stream(X, 1.0, collect_block, &c, ones), MPCF_ERROR_CANCELLED);
+  assert_int_equal(c.calls, 2);
+  free(c.matrix);
+  free(c.seen);
+  mpcf_pcfs_destroy(X);
+  mpcf_options_destroy(small);
+  mpcf_options_destroy(one);
+  mpcf_options_destroy(ones);
+  pcf_set_free(&xs);
+  pcf_set_free(&ys);
+}
+
+/* ---- bad input and cancellation ---- */
+
+static void expect(mpcf_status got, mpcf_status want, const char* part) {
+  if (got != want) fail_msg("status %s, expected %s (%s)", mpcf_status_name(got), mpcf_status_name(want), mpcf_last_error_message());
+  if (part && !strstr(mpcf_last_error_message(), part)) {
+    fail_msg("message '%s' does not name '%s'", mpcf_last_error_message(), part);
+  }
+}
+
+static int never(const mpcf_block* b, void* u) {
+  (void)b;
+  (void)u;
+  return 0;
+}
+
+static void test_bad_arguments_write_nothing(void** s) {
+  (void)s;
+  ref_seed(15);
+  pcf_set xs = pcf_set_random(6, 4, 0, 0);
+  mpcf_pcfs* X = make(&xs, MPCF_FLOAT64);
+  mpcf_pcfs* X32 = make(&xs, MPCF_FLOAT32);
+  double d[64];
+  int64_t ix[64];
+  for (int e = 0; e < 64; ++e) {
+    d[e] = -7;
+    ix[e] = -7;
+  }
+  expect(mpcf_knn(X, NULL, 1, 0, d, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "k = 0");
+  expect(mpcf_knn(X, NULL, 1, 6, d, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "k = 6 is more than the 5 other");
+  expect(mpcf_knn(X, X, 1, 7, d, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "functions of Y");
+  expect(mpcf_knn(X, NULL, 0.5, 2, d, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "p = 0.5");
+  expect(mpcf_knn(X, NULL, 1, 2, d, ix, 11, NULL), MPCF_ERROR_BUFFER_TOO_SMALL, "needs 12");
+  expect(mpcf_knn(X, NULL, 1, 2, NULL, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'distances'");
+  expect(mpcf_knn(X, NULL, 1, 2, d, NULL, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'indices'");
+  expect(mpcf_knn(NULL, NULL, 1, 2, d, ix, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'X'");
+  expect(mpcf_knn(X, X32, 1, 2, d, ix, 64, NULL), MPCF_ERROR_DTYPE_MISMATCH, NULL);
+  const double V[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  double Vbad[12];
+  memcpy(Vbad, V, sizeof V);
+  Vbad[7] = NAN;
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 12, 0, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "r = 0");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 11, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "V has 11 elements");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, Vbad, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "V[3][1]");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, NULL, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'V'");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_GAUSSIAN, 2, 0, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "scale = 0");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_GAUSSIAN, 2, -1, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "scale = -1");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_LAPLACIAN, 2, INFINITY, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "scale = inf");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_LAPLACIAN, 2, NAN, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "scale = nan");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_LAPLACIAN, 0.9, 1, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "p = 0.9");
+  expect(mpcf_kernel_matvec(X, NULL, (mpcf_kernel)7, 2, 1, V, 12, 2, d, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "kernel 7");
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 12, 2, d, 11, NULL), MPCF_ERROR_BUFFER_TOO_SMALL, NULL);
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 12, 2, NULL, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'out'");
+  expect(mpcf_pdist_stream(X, 1, NULL, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'callback'");
+  expect(mpcf_cdist_stream(X, NULL, MPCF_METRIC_LP_DISTANCE, 1, never, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'Y'");
+  expect(mpcf_cdist_stream(X, X32, MPCF_METRIC_LP_DISTANCE, 1, never, NULL, NULL), MPCF_ERROR_DTYPE_MISMATCH, NULL);
+  mpcf_task* task = NULL;
+  expect(mpcf_knn_start(X, NULL, 1, 2, d, ix, 64, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'task'");
+  expect(mpcf_kernel_matvec_start(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 12, 2, d, 64, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'task'");
+  assert_null(task);
+  for (int e = 0; e < 64; ++e) {
+    assert_true(d[e] == -7);
+    assert_true(ix[e] == -7);
+  }
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(X32);
+  pcf_set_free(&xs);
+}
+
+/* A cancelled reduction leaves NaN distances and values and -1 indices
+ * (the task is held until cancelled: MPCF_DEBUG_HOLD_TASKS). */
+static void test_cancelled_reductions_leave_nan(void** s) {
+  (void)s;
+  ref_seed(16);
+  pcf_set xs = pcf_set_random(20, 4, 0, 0);
+  mpcf_pcfs* X = make(&xs, MPCF_FLOAT64);
+  double d[40], y[20];
+  int64_t ix[40];
+  double V[20];
+  for (int e = 0; e < 20; ++e) V[e] = 1.0;
+  assert_int_equal(setenv("MPCF_DEBUG_HOLD_TASKS", "1", 1), 0);
+  mpcf_task* t1 = NULL;
+  mpcf_task* t2 = NULL;
+  assert_int_equal(mpcf_knn_start(X, NULL, 1, 2, d, ix, 40, NULL, &t1), MPCF_OK);
+  assert_int_equal(mpcf_kernel_matvec_start(X, NULL, MPCF_KERNEL_GAUSSIAN, 1, 1, V, 20, 1, y, 20, NULL, &t2), MPCF_OK);
+  assert_int_equal(unsetenv("MPCF_DEBUG_HOLD_TASKS"), 0);
+  assert_int_equal(mpcf_task_cancel(t1), MPCF_OK);
+  assert_int_equal(mpcf_task_cancel(t2), MPCF_OK);
+  assert_int_equal(mpcf_task_wait(t1, -1), MPCF_ERROR_CANCELLED);
+  assert_int_equal(mpcf_task_wait(t2, -1), MPCF_ERROR_CANCELLED);
+  for (int e = 0; e < 40; ++e) {
+    assert_true(isnan(d[e]));
+    assert_int_equal(ix[e], -1);
+  }
+  for (int e = 0; e < 20; ++e) assert_true(isnan(y[e]));
+  mpcf_task_destroy(t1);
+  mpcf_task_destroy(t2);
+  mpcf_pcfs_destroy(X);
+  pcf_set_free(&xs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_knn_known_values),
+      cmocka_unit_test(test_knn_random),
+      cmocka_unit_test(test_knn_ties_and_infinite_distances),
+      cmocka_unit_test(test_matvec_known_values),
+      cmocka_unit_test(test_matvec_against_reference),
+      cmocka_unit_test(test_streams),
+      cmocka_unit_test(test_bad_arguments_write_nothing),
+      cmocka_unit_test(test_cancelled_reductions_leave_nan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
