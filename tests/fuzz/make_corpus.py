@@ -10,8 +10,9 @@ helpers below encode it, so a reproducer can be written as readable Python:
 
     seed("pdist-l1", create(0, [[(0, 3), (1, 0)], [(0, 1), (2, 0)]]) + pdist(0, p=1))
 
-fuzz_csv inputs are CSV files. Files written here start with "seed-" or sit
-in regressions/; running the script again rewrites them (and nothing else).
+fuzz_csv inputs are CSV files. Files written here start with "seed-" or
+"fixed-" or sit in regressions/; running the script again rewrites them (and
+nothing else; remove a regression's old file by hand when it moves).
 """
 import math
 import os
@@ -338,35 +339,50 @@ def capi_seeds():
     return {"seed-" + k: v for k, v in s.items()}
 
 
-def capi_regressions():
-    """Reproducers of the defects of issue 15 that are not fixed yet. Each
-    fails the strict replay until its fix lands."""
+def capi_fixed():
+    """Reproducers of defects that are fixed: issue 15 A-E and U for float32.
+    They run in the default replay (corpus/capi/fixed-*) so the fixes stay
+    fixed."""
     r = {}
     ten = [[(0, 10), (1, 0)], [(0, 0)]]
-    # A: float32 with finite p > FLT_MAX gives 1 (exact: 10; d(f, f): 0).
+    # A: float32 with finite p > FLT_MAX gave 1 (exact: 10; d(f, f): 0).
     r["A-f32-p1e39-pdist"] = create(0, ten, dtype="f32") + pdist(0, p=1e39)
     r["A-f32-p1e39-self-distance"] = create(0, ten, dtype="f32") + pair(0, 0, 0, 0, p=1e39)
-    # B: these block hints make pdist loop for ever.
+    # B: these block hints made pdist loop for ever.
     r["B-block-hints-uint64-max"] = create(0, README) + options(hints=[0, 0, (1 << 64) - 1]) + pdist(0)
     r["B-block-hints-uint64-max-minus-1"] = create(0, README) + options(hints=[0, 0, (1 << 64) - 2]) + pdist(0)
-    # C: offsets not monotone get INVALID_ARGUMENT, the header says INVALID_PCF.
+    # C: offsets that decrease: MPCF_ERROR_INVALID_ARGUMENT (the header now says so).
     r["C-offsets-not-monotone"] = create(0, [[(0, 1)], [(0, 2), (1, 0)], [(0, 3)]], bad_offsets=(1, 0))
-    # D: Lp overflows / underflows although the exact value is representable.
+    # D: Lp overflowed / underflowed although the exact value is representable.
     r["D-f64-p400-overflow"] = create(0, ten) + pdist(0, p=400.0)
     r["D-f32-p40-overflow"] = create(0, ten, dtype="f32") + pdist(0, p=40.0)
     r["D-f64-p2000-underflow"] = create(0, [[(0, 0.5), (1, 0)], [(0, 0)]]) + pdist(0, p=2000.0)
-    # E: a float32 L2 inner product of finite data is NaN (exact: 0).
+    # E: a float32 L2 inner product of finite data was NaN (exact: 0).
     e = [[(0, 1e30), (1, 1e30), (2, 0)], [(0, 1e30), (1, -1e30), (2, 0)]]
     r["E-f32-kernel-nan"] = create(0, e, dtype="f32") + pair(0, 0, 0, 1, kernel=True) + l2_kernel(0)
-    # R (found by fuzz_capi): the product of (2^64-1, 2^64-1, 0) is 0, the
-    # count of an empty collection, but reshape refuses it as too many.
-    r["R-reshape-zero-product-overflow"] = create(0, []) + reshape(0, ["max", "max", 0])
-    # U (found by fuzz_capi): <f, f> for f = FLT_MIN from t = 1 on is +inf
-    # exactly (a non-zero integrand on an unbounded piece); FLT_MIN^2
-    # underflows to 0 in float32 and the result is 0. float64: 1e-200.
+    # U, float32: <f, f> for f = FLT_MIN from t = 1 on is +inf; FLT_MIN^2
+    # underflowed to 0 in float32 (now accumulated in double).
     flt_min = struct.unpack("<f", b"\x00\x00\x80\x00")[0]
     r["U-f32-kernel-underflow-unbounded"] = create(0, [[(1, flt_min)]], dtype="f32") + \
         pair(0, 0, 0, 0, kernel=True) + l2_kernel(0)
+    return {"fixed-" + k: v for k, v in r.items()}
+
+
+def capi_regressions():
+    """Reproducers of defects not fixed yet. Each fails the strict replay
+    until its fix lands (then it moves to capi_fixed())."""
+    r = {}
+    # E, float64 (what the range rule of mpcf.h does not cover): no piece's
+    # |w f g| passes DBL_MAX, but the partial sum 5 * 4e307 does; the exact
+    # value 1.2e308 is representable, the result is inf.
+    f = [(k, 1e154) for k in range(7)] + [(7, 0)]
+    g = [(k, 4e153 if k < 5 else -4e153) for k in range(7)] + [(7, 0)]
+    r["E-f64-kernel-partial-sum-overflow"] = create(0, [f, g]) + pair(0, 0, 0, 1, kernel=True) + l2_kernel(0)
+    # R (found by fuzz_capi): the product of (2^64-1, 2^64-1, 0) is 0, the
+    # count of an empty collection, but reshape refuses it as too many.
+    r["R-reshape-zero-product-overflow"] = create(0, []) + reshape(0, ["max", "max", 0])
+    # U (found by fuzz_capi), float64: <f, f> for f = 1e-200 from t = 0 on
+    # is +inf exactly; 1e-400 underflows to 0 and the result is 0.
     r["U-f64-kernel-underflow-unbounded"] = create(0, [[(0, 1e-200)], [(0, 3e-200), (1, 1e-300)]]) + \
         l2_kernel(0, "packed")
     # W (found while writing fuzz_capi): a finite piece wider than the
@@ -426,9 +442,11 @@ def write(dirname, files):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     write(os.path.join(root, "capi"), capi_seeds())
+    write(os.path.join(root, "capi"), capi_fixed())
     write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
-    print(f"wrote {len(capi_seeds())} + {len(capi_regressions())} capi and {len(csv_seeds())} csv inputs "
+    print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_regressions())} capi and "
+          f"{len(csv_seeds())} csv inputs "
           f"under {root}")
 
 
