@@ -71,7 +71,10 @@ typedef enum known_defect {
   KNOWN_U_KERNEL_UNDERFLOW_UNBOUNDED,
   /* Found while writing fuzz_capi: a finite piece wider than the dtype's
    * largest value (float32 [-3e38, 3e38)) gets width inf, so the integral
-   * is inf although its exact value (e.g. 6e28) is representable. */
+   * is inf although its exact value (e.g. 6e28) is representable; and (found
+   * by fuzz_capi on main) Lp pieces whose widths add up beyond the range
+   * (two of 1.7e308) make the scaled power sum inf: d = sqrt(3.4e308) gives
+   * inf. */
   KNOWN_W_WIDTH_OVERFLOW,
   KNOWN_COUNT
 } known_defect;
@@ -475,6 +478,8 @@ static ref_result reference(mpcf_dtype dt, op_kind op, double p, const double* f
     t = tn;
   }
   ref_result* r = &a.r;
+  /* The result's own rounding to the dtype: absolute in the subnormal range. */
+  r->abs_tol += 4 * (long double)dtype_denorm_min(dt);
   switch (op) {
     case OPK_KERNEL:
       if (r->abs_sum > (long double)DBL_MAX / 4) r->kernel_range = 1;
@@ -498,6 +503,8 @@ static ref_result reference(mpcf_dtype dt, op_kind op, double p, const double* f
       }
       long double s = 0;
       for (int k = 0; k < a.lp_count; ++k) s += a.lp_w[k] * powl(a.lp_d[k] / a.max, a.p);
+      /* Pieces whose widths add up beyond the dtype's range (W). */
+      if (s > (long double)dtype_max(dt) / 4) r->width_overflow = 1;
       r->value = a.max * powl(s, 1.0L / a.p);
       break;
     }
@@ -1595,6 +1602,455 @@ static void op_concurrent(fz_reader* r, state* st) {
   }
 }
 
+/* ------------------------------------------------------------------ */
+/* Reductions over the pair plane (mpcf.h: knn, kernel_matvec, streams) */
+/* ------------------------------------------------------------------ */
+
+/* The Y argument of a reduction: a collection, or NULL for "X itself"
+ * (a NULL handle is not an error there). */
+static slot* y_or_self(fz_reader* r, state* st) {
+  const unsigned k = fz_u8(r) % (N_SLOTS + 1);
+  return k < N_SLOTS && st->s[k].h ? &st->s[k] : NULL;
+}
+
+/* Runs a started task the way `mode` says (wait, poll, cancel or destroy)
+ * and returns its final status; *destroyed when it was destroyed unfinished
+ * (the outputs then hold the full result or NaN everywhere). Checks the
+ * status calls and progress on the way. */
+static mpcf_status finish_task(mpcf_task* task, exec_mode mode, unsigned allowed_final, int* destroyed) {
+  uint64_t last_done = 0;
+  mpcf_status final = MPCF_OK;
+  *destroyed = 0;
+  switch (mode) {
+    case EXEC_POLL:
+      final = MPCF_RUNNING;
+      for (int k = 0; k < 3 && final == MPCF_RUNNING; ++k) {
+        check_progress(task, &last_done);
+        final = mpcf_task_wait(task, k == 1 ? 1e-4 : 0.0);
+      }
+      if (final == MPCF_RUNNING) final = mpcf_task_wait(task, -1.0);
+      break;
+    case EXEC_CANCEL:
+      check_status("mpcf_task_cancel", mpcf_task_cancel(task), ST(MPCF_OK));
+      final = mpcf_task_wait(task, -1.0);
+      allowed_final |= ST(MPCF_ERROR_CANCELLED);
+      break;
+    case EXEC_DESTROY:
+      mpcf_task_destroy(task);
+      *destroyed = 1;
+      return MPCF_OK;
+    default:
+      final = mpcf_task_wait(task, -1.0);
+      break;
+  }
+  check_status("mpcf_task_wait", final, allowed_final);
+  check_status("mpcf_task_status", mpcf_task_status(task), ST(final));
+  check_progress(task, &last_done);
+  mpcf_task_destroy(task);
+  return final;
+}
+
+/* Execution modes of the reductions: sync, wait, poll, cancel, destroy,
+ * start with task == NULL. */
+static exec_mode reduce_mode(fz_reader* r) { return (exec_mode)(fz_u8(r) % 6); }
+
+/* The errors every reduction shares: backend CUDA without a device, a
+ * window empty in the dtype (required when there is work, allowed when not). */
+static void backend_window_errors(expect* e, const state* st, int use_opts, mpcf_dtype dt, int work) {
+  if (use_opts && st->o.backend == MPCF_BACKEND_CUDA && !st->has_devices) {
+    if (work) e->errors |= ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+    else e->also |= ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+  }
+  if (window_empty_in(&st->o, use_opts, dt)) {
+    if (work) e->errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    else e->also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+}
+
+/* One row's candidates sorted as the header says: ascending by (distance,
+ * index), +inf last (distances are never NaN). */
+typedef struct knn_entry {
+  double d;
+  int64_t j;
+} knn_entry;
+
+static int knn_less(const void* a, const void* b) {
+  const knn_entry* x = a;
+  const knn_entry* y = b;
+  if (x->d != y->d) return x->d < y->d ? -1 : 1;
+  return x->j < y->j ? -1 : (x->j > y->j);
+}
+
+/* opcode 12: KNN x y p k use_opts cap_mode exec_mode
+ * (y: a slot, or 4 / an empty slot for Y = NULL: X itself) */
+static void op_knn(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  slot* y = y_or_self(r, st);
+  const double p = p_code(r);
+  const unsigned kc = fz_u8(r);
+  const uint64_t k = kc < 240 ? kc % 10 : (kc == 240 ? UINT64_MAX : UINT64_C(1) << 32);
+  const int use_opts = !(fz_u8(r) & 1);
+  const unsigned cap_mode = fz_u8(r) % 6;
+  const exec_mode mode = reduce_mode(r);
+  const opts_model* o = &st->o;
+  const uint64_t nx = x ? x->n : 0;
+  const uint64_t candidates = y ? y->n : (nx > 0 ? nx - 1 : 0);
+  const int k_ok = k >= 1 && k <= candidates;
+  const uint64_t need = k_ok ? nx * k : 0;
+  uint64_t cap = need;
+  int null_d = 0, null_i = 0;
+  switch (cap_mode) {
+    case 1: cap = need + 2; break;
+    case 2: cap = need > 0 ? need - 1 : 0; break;
+    case 3: cap = 0; break;
+    case 4: null_d = 1; break;
+    case 5: null_i = 1; break;
+    default: break;
+  }
+  const mpcf_dtype dt = x ? x->dtype : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* dist = canary_buffer(cap * esz);
+  int64_t* idx = canary_buffer(cap * sizeof(int64_t));
+  expect e = {0, 0};
+  if (!x || isnan(p) || p < 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  if (x && !k_ok) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x && k_ok) {
+    if (cap < need) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+    if ((null_d || null_i) && need > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    backend_window_errors(&e, st, use_opts, dt, need > 0);
+    if (y) backend_window_errors(&e, st, use_opts, y->dtype, need > 0);
+  }
+  if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  mpcf_options* oh = use_opts ? o->h : NULL;
+  mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
+  mpcf_task* task = sentinel;
+  mpcf_status s;
+  void* dp = null_d ? NULL : dist;
+  int64_t* ip = null_i ? NULL : idx;
+  if (mode == EXEC_SYNC) {
+    s = mpcf_knn(x ? x->h : NULL, y ? y->h : NULL, p, k, dp, ip, cap, oh);
+  } else {
+    s = mpcf_knn_start(x ? x->h : NULL, y ? y->h : NULL, p, k, dp, ip, cap, oh,
+                       mode == EXEC_NULL_TASK ? NULL : &task);
+  }
+  check_status(mode == EXEC_SYNC ? "mpcf_knn" : "mpcf_knn_start", s, allowed_of(e));
+  if (s != MPCF_OK) {
+    FZ_CHECK(is_canary(dist, cap * esz) && is_canary(idx, cap * sizeof(int64_t)) && task == sentinel,
+             "mpcf_knn failed with %s and still wrote an output", mpcf_status_name(s));
+    free(dist);
+    free(idx);
+    return;
+  }
+  mpcf_status final = MPCF_OK;
+  int destroyed = 0;
+  if (mode != EXEC_SYNC) final = finish_task(task, mode, ST(MPCF_OK), &destroyed);
+  FZ_CHECK(is_canary((unsigned char*)dist + need * esz, (cap - need) * esz) &&
+               is_canary(idx + need, (cap - need) * sizeof(int64_t)),
+           "mpcf_knn wrote beyond its %llu elements", (unsigned long long)need);
+  int all_poisoned = 1;
+  for (uint64_t q = 0; q < need; ++q) all_poisoned &= isnan(element_of(dist, dt, q)) && idx[q] == -1;
+  if (final != MPCF_OK || (destroyed && all_poisoned && need > 0)) {
+    FZ_CHECK(all_poisoned, "mpcf_knn ended with %s but left a distance that is not NaN or an index not -1",
+             mpcf_status_name(final));
+    free(dist);
+    free(idx);
+    return;
+  }
+  /* Each row: exactly the k first of all candidates sorted by (d, j). */
+  const slot* ys = y ? y : x;
+  for (uint64_t i = 0; i < nx; ++i) {
+    knn_entry all[MAX_N];
+    uint64_t m = 0;
+    for (uint64_t j = 0; j < ys->n; ++j) {
+      if (!y && j == i) continue;
+      all[m].d = pair_value(x, i, ys, j, distance_kind(p), p, o, use_opts);
+      all[m].j = (int64_t)j;
+      ++m;
+    }
+    qsort(all, m, sizeof all[0], knn_less);
+    for (uint64_t q = 0; q < k; ++q) {
+      const double d = element_of(dist, dt, i * k + q);
+      const int64_t j = idx[i * k + q];
+      FZ_CHECK(j == all[q].j && same_bits(d, all[q].d, dt),
+               "mpcf_knn row %llu, neighbour %llu: (%.17g, %lld), expected (%.17g, %lld)", (unsigned long long)i,
+               (unsigned long long)q, d, (long long)j, all[q].d, (long long)all[q].j);
+    }
+  }
+  free(dist);
+  free(idx);
+}
+
+/* What a stream's callback saw. */
+typedef struct stream_log {
+  mpcf_dtype dtype;
+  uint64_t nrows, ncols;
+  int pdist;
+  double v[MAX_N][MAX_N];
+  unsigned count[MAX_N][MAX_N];
+  int calls, cancel_at; /* cancel_at: return non-zero on that call (0: never) */
+  volatile int inside;
+} stream_log;
+
+static int stream_callback(const mpcf_block* b, void* user) {
+  stream_log* L = user;
+  FZ_CHECK(!L->inside, "a stream callback runs while another one has not returned");
+  L->inside = 1;
+  ++L->calls;
+  FZ_CHECK(b != NULL && b->dtype == L->dtype, "a stream block has the wrong dtype");
+  FZ_CHECK(b->row_begin < b->row_end && b->row_end <= L->nrows && b->col_begin < b->col_end &&
+               b->col_end <= L->ncols && b->values != NULL,
+           "a stream block [%llu, %llu) x [%llu, %llu) lies outside the %llu x %llu result",
+           (unsigned long long)b->row_begin, (unsigned long long)b->row_end, (unsigned long long)b->col_begin,
+           (unsigned long long)b->col_end, (unsigned long long)L->nrows, (unsigned long long)L->ncols);
+  const uint64_t w = b->col_end - b->col_begin;
+  const int diagonal = L->pdist && b->row_begin == b->col_begin && b->row_end == b->col_end;
+  if (L->pdist) {
+    FZ_CHECK(b->row_begin >= b->col_begin, "a pdist stream block starts above the diagonal");
+    FZ_CHECK(diagonal || b->row_begin >= b->col_end, "a pdist stream block straddles the diagonal unsquared");
+  }
+  for (uint64_t i = b->row_begin; i < b->row_end; ++i) {
+    for (uint64_t j = b->col_begin; j < b->col_end; ++j) {
+      const double x = element_of(b->values, L->dtype, (i - b->row_begin) * w + (j - b->col_begin));
+      L->v[i][j] = x;
+      ++L->count[i][j];
+      if (L->pdist && !diagonal) {
+        L->v[j][i] = x;
+        ++L->count[j][i];
+      }
+    }
+  }
+  L->inside = 0;
+  return L->calls == L->cancel_at;
+}
+
+/* opcode 13: STREAM x y metric p use_opts how exec_mode
+ * (y: a slot for cdist_stream, 4 / an empty slot for pdist_stream; how:
+ * bit 0 NULL callback, bits 1.. the callback call that cancels, 0 never) */
+static void op_stream(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  slot* y = y_or_self(r, st);
+  const unsigned mc = fz_u8(r);
+  const int metric = mc < 240 ? (int)(mc % 2) : 7;
+  const double p = p_code(r);
+  const int use_opts = !(fz_u8(r) & 1);
+  const unsigned how = fz_u8(r);
+  const exec_mode mode = reduce_mode(r);
+  const int null_cb = how & 1;
+  const int pdist = y == NULL;
+  const int distance = pdist || metric == MPCF_METRIC_LP_DISTANCE;
+  static stream_log L;
+  memset(&L, 0, sizeof L);
+  L.cancel_at = (int)(how >> 1) % 8;
+  L.pdist = pdist;
+  L.dtype = x ? x->dtype : MPCF_FLOAT64;
+  L.nrows = x ? x->n : 0;
+  L.ncols = pdist ? L.nrows : y->n;
+  expect e = {0, 0};
+  if (!x || null_cb || (distance && (isnan(p) || p < 1))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!pdist && metric != MPCF_METRIC_LP_DISTANCE && metric != MPCF_METRIC_L2_KERNEL) {
+    e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+  if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  if (x) {
+    const int work = L.nrows * L.ncols > 0;
+    backend_window_errors(&e, st, use_opts, x->dtype, work);
+    if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
+  }
+  if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  mpcf_options* oh = use_opts ? st->o.h : NULL;
+  mpcf_block_callback cb = null_cb ? NULL : stream_callback;
+  mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
+  mpcf_task* task = sentinel;
+  mpcf_task** tp = mode == EXEC_NULL_TASK ? NULL : &task;
+  mpcf_status s;
+  if (pdist) {
+    s = mode == EXEC_SYNC ? mpcf_pdist_stream(x ? x->h : NULL, p, cb, &L, oh)
+                          : mpcf_pdist_stream_start(x ? x->h : NULL, p, cb, &L, oh, tp);
+  } else {
+    s = mode == EXEC_SYNC ? mpcf_cdist_stream(x ? x->h : NULL, y->h, (mpcf_metric)metric, p, cb, &L, oh)
+                          : mpcf_cdist_stream_start(x ? x->h : NULL, y->h, (mpcf_metric)metric, p, cb, &L, oh, tp);
+  }
+  /* A callback that cancels ends the computation with MPCF_ERROR_CANCELLED. */
+  const unsigned cancels = L.cancel_at > 0 ? ST(MPCF_ERROR_CANCELLED) : 0;
+  const char* call = pdist ? "mpcf_pdist_stream" : "mpcf_cdist_stream";
+  check_status(call, s, allowed_of(e) | (mode == EXEC_SYNC && e.errors == 0 ? cancels : 0));
+  if (s != MPCF_OK && (mode != EXEC_SYNC || e.errors != 0)) {
+    FZ_CHECK(L.calls == 0 && task == sentinel, "%s failed its argument checks and still ran", call);
+    return;
+  }
+  mpcf_status final = s;
+  int destroyed = 0;
+  if (mode != EXEC_SYNC) final = finish_task(task, mode, ST(MPCF_OK) | cancels, &destroyed);
+  if (destroyed) return;
+  if (final == MPCF_ERROR_CANCELLED) {
+    FZ_CHECK(mode == EXEC_CANCEL || (L.cancel_at > 0 && L.calls >= L.cancel_at),
+             "%s ended cancelled though nothing cancelled it", call);
+    return;
+  }
+  FZ_CHECK(L.cancel_at == 0 || L.calls < L.cancel_at, "%s: the callback's non-zero return did not cancel", call);
+  /* Every entry exactly once, each the single-pair value. */
+  const slot* ys = pdist ? x : y;
+  const op_kind op = distance ? distance_kind(p) : OPK_KERNEL;
+  for (uint64_t i = 0; i < L.nrows; ++i) {
+    for (uint64_t j = 0; j < L.ncols; ++j) {
+      FZ_CHECK(L.count[i][j] == 1, "%s: entry (%llu, %llu) came %u times", call, (unsigned long long)i,
+               (unsigned long long)j, L.count[i][j]);
+      const double want = pdist && i == j ? 0.0 : pair_value(x, i, ys, j, op, p, &st->o, use_opts);
+      FZ_CHECK(same_bits(L.v[i][j], want, L.dtype), "%s: entry (%llu, %llu) is %.17g, the single pair %.17g", call,
+               (unsigned long long)i, (unsigned long long)j, L.v[i][j], want);
+    }
+  }
+}
+
+/* opcode 14: MATVEC x y kernel p scale r v_mode use_opts cap_mode exec_mode V...
+ * (y: a slot, or 4 / an empty slot for Y = NULL: X itself; V: value codes) */
+static void op_matvec(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  slot* y = y_or_self(r, st);
+  const unsigned kc = fz_u8(r);
+  const int kernel = kc < 240 ? (int)(kc % 3) : (kc % 2 ? 3 : -1);
+  const double p = p_code(r);
+  static const double scales[10] = {1.0, 0.5, 10.0, 1e-3, 0.0, -1.0, NAN, INFINITY, 1e300, 1e-300};
+  const double scale = scales[fz_u8(r) % 10];
+  const uint64_t rc = fz_u8(r) % 5; /* 0 is an error */
+  const unsigned v_mode = fz_u8(r) % 4;
+  const int use_opts = !(fz_u8(r) & 1);
+  const unsigned cap_mode = fz_u8(r) % 5;
+  const exec_mode mode = reduce_mode(r);
+  const slot* cols = y ? y : x;
+  const uint64_t nv = cols ? cols->n * rc : 0;
+  double vals[MAX_N * 4];
+  for (uint64_t q = 0; q < nv; ++q) vals[q] = in_dtype(x ? x->dtype : MPCF_FLOAT64, value_code(r));
+  uint64_t v_elements = nv;
+  if (v_mode == 1) v_elements = nv + 1;
+  if (v_mode == 2) v_elements = nv > 0 ? nv - 1 : 1;
+  const int null_v = v_mode == 3;
+  const mpcf_dtype dt = x ? x->dtype : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  unsigned char* V = canary_buffer((nv + 1) * esz); /* one spare for v_elements = nv + 1 */
+  for (uint64_t q = 0; q < nv; ++q) {
+    if (dt == MPCF_FLOAT32) {
+      const float f = (float)vals[q];
+      memcpy(V + q * esz, &f, esz);
+    } else {
+      memcpy(V + q * esz, &vals[q], esz);
+    }
+  }
+  const uint64_t need = x ? x->n * rc : 0;
+  uint64_t cap = need;
+  int null_out = 0;
+  if (cap_mode == 1) cap = need + 2;
+  if (cap_mode == 2) cap = need > 0 ? need - 1 : 0;
+  if (cap_mode == 3) null_out = 1;
+  void* out = canary_buffer(cap * esz);
+
+  expect e = {0, 0};
+  const int gauss_lap = kernel == MPCF_KERNEL_GAUSSIAN || kernel == MPCF_KERNEL_LAPLACIAN;
+  if (!x || kernel < 0 || kernel > 2 || rc == 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (gauss_lap && (isnan(p) || p < 1 || !isfinite(scale) || !(scale > 0))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  if (x && rc > 0) {
+    if (v_elements != nv || (null_v && nv > 0)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    int finite = 1;
+    for (uint64_t q = 0; q < nv; ++q) finite &= isfinite(vals[q]);
+    if (!finite && !null_v) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    if (cap < need) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+    if (null_out && need > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    const int work = need > 0 && cols->n > 0;
+    backend_window_errors(&e, st, use_opts, x->dtype, work);
+    if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
+  }
+  if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  mpcf_options* oh = use_opts ? st->o.h : NULL;
+  mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
+  mpcf_task* task = sentinel;
+  mpcf_status s;
+  const void* vp = null_v ? NULL : V;
+  void* op = null_out ? NULL : out;
+  if (mode == EXEC_SYNC) {
+    s = mpcf_kernel_matvec(x ? x->h : NULL, y ? y->h : NULL, (mpcf_kernel)kernel, p, scale, vp, v_elements, rc,
+                           op, cap, oh);
+  } else {
+    s = mpcf_kernel_matvec_start(x ? x->h : NULL, y ? y->h : NULL, (mpcf_kernel)kernel, p, scale, vp, v_elements,
+                                 rc, op, cap, oh, mode == EXEC_NULL_TASK ? NULL : &task);
+  }
+  check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
+  if (s != MPCF_OK) {
+    FZ_CHECK(is_canary(out, cap * esz) && task == sentinel, "mpcf_kernel_matvec failed with %s and still wrote an output",
+             mpcf_status_name(s));
+    free(V);
+    free(out);
+    return;
+  }
+  mpcf_status final = MPCF_OK;
+  int destroyed = 0;
+  if (mode != EXEC_SYNC) final = finish_task(task, mode, ST(MPCF_OK), &destroyed);
+  FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
+           (unsigned long long)need);
+  if (final != MPCF_OK || (destroyed && need > 0 && all_nan(out, dt, need))) {
+    FZ_CHECK(all_nan(out, dt, need), "mpcf_kernel_matvec ended with %s but left a value that is not NaN",
+             mpcf_status_name(final));
+    free(V);
+    free(out);
+    return;
+  }
+  /* out[i][c] against sum_j K_ij V[j][c] from the single-pair values, in
+   * long double with IEEE rules for infinities. The header's error bound:
+   * the sum is exact after each term is rounded to a grid, "about n^4 2^-157
+   * times the largest |K_ij V[j][c]|" (taken over the whole column c). */
+  const long double tol = dt == MPCF_FLOAT32 ? 2e-4L : 1e-10L;
+  static long double kij[MAX_N][MAX_N];
+  for (uint64_t i = 0; i < x->n; ++i) {
+    for (uint64_t j = 0; j < cols->n; ++j) {
+      if (kernel == MPCF_KERNEL_L2) {
+        kij[i][j] = pair_value(x, i, cols, j, OPK_KERNEL, 2.0, &st->o, use_opts);
+      } else if (!y && i == j) {
+        kij[i][j] = 1; /* the header: K_ii = 1 */
+      } else {
+        const long double d = pair_value(x, i, cols, j, distance_kind(p), p, &st->o, use_opts);
+        kij[i][j] = kernel == MPCF_KERNEL_GAUSSIAN ? expl(-(d * d) / (2.0L * scale * scale)) : expl(-d / scale);
+      }
+    }
+  }
+  const long double n4 = (long double)cols->n * cols->n * cols->n * cols->n;
+  for (uint64_t c = 0; c < rc; ++c) {
+    long double largest = 0;
+    for (uint64_t i = 0; i < x->n; ++i) {
+      for (uint64_t j = 0; j < cols->n; ++j) {
+        const long double t = fabsl(kij[i][j] * (long double)vals[j * rc + c]);
+        if (t > largest) largest = t;
+      }
+    }
+    const long double grid = 16 * (n4 + 1) * ldexpl(1.0L, -157) * largest;
+    for (uint64_t i = 0; i < x->n; ++i) {
+      long double sum = 0, mag = 0;
+      for (uint64_t j = 0; j < cols->n; ++j) {
+        const long double t = kij[i][j] * (long double)vals[j * rc + c];
+        sum += t;
+        mag += fabsl(t);
+      }
+      const double got = element_of(out, dt, i * rc + c);
+      if (isnan(sum) || isinf(sum) || isinf(largest) || mag > (long double)dtype_max(dt) / 4) {
+        /* inf * 0, inf - inf or beyond the range: IEEE rules; only a finite
+         * exact sum must come out finite and close. */
+        FZ_CHECK(!isinf(sum) || isnan(got) || (long double)got == sum || mag > (long double)dtype_max(dt) / 4,
+                 "kernel_matvec out[%llu][%llu] = %.17g, expected %Lg", (unsigned long long)i,
+                 (unsigned long long)c, got, sum);
+        continue;
+      }
+      const long double err = fabsl((long double)got - sum);
+      const long double allowed = tol * mag + grid + 4 * (long double)dtype_denorm_min(dt);
+      FZ_CHECK(err <= allowed,
+               "kernel_matvec out[%llu][%llu] = %.17g, expected %.17Lg (error %.3Lg, allowed %.3Lg; kernel %d, "
+               "p = %g, scale = %g)",
+               (unsigned long long)i, (unsigned long long)c, got, sum, err, allowed, kernel, p, scale);
+    }
+  }
+  free(V);
+  free(out);
+}
+
 /* opcode 10: OPTIONS_RESET: a fresh options handle (defaults). */
 static void op_options_reset(fz_reader* r, state* st) {
   (void)r;
@@ -1623,8 +2079,10 @@ enum opcode {
   OPC_QUERIES = 9,
   OPC_OPTIONS_RESET = 10,
   OPC_CONCURRENT = 11,
-  /* Next: the reductions of DESIGN §8 (knn, kernel_matvec, block stream). */
-  OPC_COUNT = 16 /* codes 12 .. 15 are free and do nothing */
+  OPC_KNN = 12,
+  OPC_STREAM = 13,
+  OPC_MATVEC = 14,
+  OPC_COUNT = 16 /* code 15 is free and does nothing */
 };
 
 static const char* const OP_NAMES[OPC_COUNT] = {
@@ -1633,6 +2091,8 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_PDIST] = "PDIST (mpcf_pdist*)", [OPC_L2_KERNEL] = "L2_KERNEL (mpcf_l2_kernel*)",
     [OPC_CDIST] = "CDIST (mpcf_cdist*)", [OPC_LP_NORM] = "LP_NORM (mpcf_lp_norm)",
     [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET", [OPC_CONCURRENT] = "CONCURRENT",
+    [OPC_KNN] = "KNN (mpcf_knn*)", [OPC_STREAM] = "STREAM (mpcf_pdist_stream*, mpcf_cdist_stream*)",
+    [OPC_MATVEC] = "MATVEC (mpcf_kernel_matvec*)",
 };
 
 static void trace_slots(const state* st) {
@@ -1674,6 +2134,9 @@ static void run_op(fz_reader* r, state* st, unsigned code, int index) {
     case OPC_QUERIES: op_queries(r, st); break;
     case OPC_OPTIONS_RESET: op_options_reset(r, st); break;
     case OPC_CONCURRENT: op_concurrent(r, st); break;
+    case OPC_KNN: op_knn(r, st); break;
+    case OPC_STREAM: op_stream(r, st); break;
+    case OPC_MATVEC: op_matvec(r, st); break;
     default: break;
   }
 }

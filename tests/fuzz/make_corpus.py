@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---------------------------------------------------------------- opcodes
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
-OP_CONCURRENT = 11
+OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC = 11, 12, 13, 14
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -219,6 +219,34 @@ def concurrent(x, p=1.0):
     return bytes([OP_CONCURRENT, x]) + pcode(p)
 
 
+SELF = 4  # the Y argument of a reduction: X itself
+
+
+def knn(x, y=SELF, p=1.0, k=1, use_options=True, cap="exact", mode="sync"):
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "zero": 3, "null_distances": 4, "null_indices": 5}[cap]
+    kc = {"max": 240, "2^32": 241}.get(k, k)
+    return bytes([OP_KNN, x, y]) + pcode(p) + bytes([kc, 0 if use_options else 1, c, EXEC[mode]])
+
+
+def stream(x, y=SELF, metric="distance", p=1.0, use_options=True, null_callback=False, cancel_at=0,
+           mode="sync"):
+    m = {"distance": 0, "kernel": 1, "bad": 240}[metric]
+    how = (1 if null_callback else 0) | (cancel_at << 1)
+    return bytes([OP_STREAM, x, y, m]) + pcode(p) + bytes([0 if use_options else 1, how, EXEC[mode]])
+
+
+SCALES = {1.0: 0, 0.5: 1, 10.0: 2, 1e-3: 3, 0.0: 4, -1.0: 5, "nan": 6, "inf": 7, 1e300: 8, 1e-300: 9}
+
+
+def matvec(x, y=SELF, kernel="l2", p=1.0, scale=1.0, r=1, V=(), v_mode="exact", use_options=True,
+           cap="exact", mode="sync"):
+    kc = {"l2": 0, "gaussian": 1, "laplacian": 2, "bad": 241}[kernel]
+    vm = {"exact": 0, "plus1": 1, "minus1": 2, "null": 3}[v_mode]
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "null": 3}[cap]
+    return bytes([OP_MATVEC, x, y, kc]) + pcode(p) + bytes([SCALES[scale], r, vm, 0 if use_options else 1, c,
+                                                            EXEC[mode]]) + b"".join(val(v) for v in V)
+
+
 def queries(x, y, layout="dense", status=0, null_out=False):
     return bytes([OP_QUERIES, x, y, LAYOUT[layout], status & 0xFF, 1 if null_out else 0])
 
@@ -267,6 +295,34 @@ def capi_seeds():
         pdist(0, mode="cancel") + cdist(0, 0, "kernel", mode="cancel")
     s["concurrent"] = c + options(threads=2, hints=[0, 0, 4]) + concurrent(0, 2.0) + \
         create(1, README, dtype="f32") + concurrent(1, math.inf)
+    # The reductions: kNN, block streams, kernel mat-vec.
+    r8 = [v * 0.25 for v in range(-8, 8)]
+    s["knn"] = c + create(1, README, dtype="f32") + knn(0, k=1) + knn(0, k=3, p=2.0, mode="wait") + \
+        knn(0, 0, k=8, p=math.inf) + knn(1, k=1, mode="poll") + knn(0, k=7, cap="plus2", mode="cancel") + \
+        options(threads=3, hints=[2, 1, 4]) + knn(0, k=2, p=1.5, mode="destroy")
+    s["knn-errors"] = c + create(1, README, dtype="f32") + knn(0, k=0) + knn(0, k=8) + knn(0, 1, k=1) + \
+        knn(0, k="max") + knn(0, k=2, cap="minus1") + knn(0, k=2, cap="null_distances") + \
+        knn(0, k=2, cap="null_indices") + knn(0, k=1, p=0.5) + knn(SLOT_NULL, k=1) + knn(0, k=1, mode="null_task")
+    s["knn-ties-inf"] = create(0, [[(0, 1)], [(0, 1)], [(0, 2)], [(1, 1)], [(0, 1), (1, 0)]]) + knn(0, k=4) + \
+        options(window=(0.0, 2.0)) + knn(0, k=3)
+    s["stream"] = c + create(1, README) + stream(0) + stream(0, p=2.0, mode="wait") + stream(0, 1) + \
+        stream(0, 1, "kernel", mode="poll") + options(hints=[0, 1, 4]) + stream(0, p=math.inf) + \
+        stream(0, 1, cancel_at=2) + stream(0, cancel_at=1, mode="wait") + stream(0, mode="cancel") + \
+        stream(0, 1, mode="destroy")
+    s["stream-errors"] = c + create(1, README, dtype="f32") + stream(0, null_callback=True) + stream(0, 1) + \
+        stream(0, 0, "bad") + stream(0, p=float("nan")) + stream(SLOT_NULL) + stream(0, mode="null_task")
+    s["matvec"] = c + create(1, README) + matvec(0, r=1, V=r8[:8]) + \
+        matvec(0, kernel="gaussian", p=2.0, scale=1.0, r=2, V=r8, mode="wait") + \
+        matvec(0, kernel="laplacian", scale=10.0, r=1, V=r8[:8], mode="poll") + \
+        matvec(0, 1, kernel="gaussian", scale=0.5, r=3, V=r8[:6]) + matvec(1, 0, r=1, V=r8[:8]) + \
+        options(threads=2, hints=[0, 1, 2]) + matvec(0, kernel="l2", r=2, V=r8, mode="cancel") + \
+        matvec(0, kernel="gaussian", scale=1e-300, r=1, V=r8[:8])
+    s["matvec-errors"] = c + create(1, README, dtype="f32") + matvec(0, r=0) + matvec(0, kernel="bad", r=1, V=r8[:8]) + \
+        matvec(0, kernel="gaussian", scale=0.0, r=1, V=r8[:8]) + matvec(0, kernel="laplacian", p=0.5, r=1, V=r8[:8]) + \
+        matvec(0, r=1, V=r8[:8], v_mode="minus1") + matvec(0, r=1, V=r8[:8], v_mode="null") + \
+        matvec(0, r=1, V=[1, 2, 3, float("nan"), 0, 0, 0, 0]) + matvec(0, 1, r=1, V=r8[:2]) + \
+        matvec(0, r=1, V=r8[:8], cap="minus1") + matvec(0, r=1, V=r8[:8], cap="null") + \
+        matvec(0, r=1, V=r8[:8], mode="null_task")
     # Threads, blocks and windows.
     for th in (1, 2, 3, 4, 0):
         s[f"threads-{th}"] = c + options(threads=th, hints=[3, 1, 4]) + pdist(0, layout="packed") + \
@@ -392,6 +448,11 @@ def capi_regressions():
     r["W-f32-kernel-width-overflow"] = create(0, [wide32], dtype="f32") + l2_kernel(0)
     r["W-f32-l1-width-overflow"] = create(0, [wide32, [(-3e38, 0)]], dtype="f32") + pdist(0)
     r["W-f64-l1-width-overflow"] = create(0, [[(-1.7e308, 1e-10), (1.7e308, 0)], [(-1.7e308, 0)]]) + pdist(0)
+    # W (found by fuzz_capi on main): two pieces of width 1.7e308 with
+    # |f - g| = 1: d_2 = sqrt(3.4e308) = 1.84e154, the scaled power sum
+    # overflows and the result is inf.
+    r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
+        pdist(0, p=2.0) + pdist(0, p=3.0)
     return r
 
 
