@@ -76,6 +76,14 @@ typedef enum known_defect {
    * (two of 1.7e308) make the scaled power sum inf: d = sqrt(3.4e308) gives
    * inf. */
   KNOWN_W_WIDTH_OVERFLOW,
+  /* Found by fuzz_capi on main: mpcf_kernel_matvec fails at compute time
+   * with MPCF_ERROR_INVALID_ARGUMENT ("the terms ... may reach <a 309-digit
+   * number> ... beyond the range of a reproducible sum (about 1e300 / n)")
+   * when a bound on its terms passes about 1e300 / n (float64 V = 1e308,
+   * Gaussian kernel: the exact output 1e308 is representable); mpcf.h
+   * states no such range. The predicate is broad: large data or V, or an
+   * unbounded non-zero L2 kernel. */
+  KNOWN_M_MATVEC_RANGE_REFUSED,
   KNOWN_COUNT
 } known_defect;
 
@@ -1903,6 +1911,28 @@ static void op_stream(fz_reader* r, state* st) {
   }
 }
 
+/* A broad test for KNOWN_M: values, times or V beyond 1e100, or (L2
+ * kernel) a function non-zero on an unbounded end of the window. */
+static int matvec_may_be_refused(const slot* x, const slot* cols, int kernel, const double* v, uint64_t nv,
+                                 const opts_model* o, int use_opts) {
+  for (uint64_t q = 0; q < nv; ++q) {
+    if (fabs(v[q]) > 1e100) return 1;
+  }
+  if (kernel != MPCF_KERNEL_L2) return 0;
+  const slot* both[2] = {x, cols};
+  double a, b;
+  window_in(o, use_opts, x->dtype, &a, &b);
+  for (int s = 0; s < 2; ++s) {
+    for (uint64_t k = 0; k < both[s]->off[both[s]->n]; ++k) {
+      if (fabs(both[s]->v[k]) > 1e100 || fabs(both[s]->t[k]) > 1e100) return 1;
+    }
+    for (uint64_t i = 0; i < both[s]->n; ++i) {
+      if (isinf(b) && both[s]->v[both[s]->off[i + 1] - 1] != 0) return 1;
+    }
+  }
+  return 0;
+}
+
 /* opcode 14: MATVEC x y kernel p scale r v_mode use_opts cap_mode exec_mode V...
  * (y: a slot, or 4 / an empty slot for Y = NULL: X itself; V: value codes) */
 static void op_matvec(fz_reader* r, state* st) {
@@ -1937,6 +1967,11 @@ static void op_matvec(fz_reader* r, state* st) {
       memcpy(V + q * esz, &vals[q], esz);
     }
   }
+  if (tracing()) {
+    fprintf(stderr, "  matvec: kernel %d, p %g, scale %g, r %llu, V:", kernel, p, scale, (unsigned long long)rc);
+    for (uint64_t q = 0; q < nv; ++q) fprintf(stderr, " %g", vals[q]);
+    fprintf(stderr, " (v_elements mode %u, Y %s)\n", v_mode, y ? "given" : "NULL");
+  }
   const uint64_t need = x ? x->n * rc : 0;
   uint64_t cap = need;
   int null_out = 0;
@@ -1962,6 +1997,10 @@ static void op_matvec(fz_reader* r, state* st) {
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  const int refused = e.errors == 0 && x && cols &&
+                      known(KNOWN_M_MATVEC_RANGE_REFUSED,
+                            matvec_may_be_refused(x, cols, kernel, vals, nv, &st->o, use_opts));
+  if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
@@ -1977,15 +2016,19 @@ static void op_matvec(fz_reader* r, state* st) {
   }
   check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
   if (s != MPCF_OK) {
-    FZ_CHECK(is_canary(out, cap * esz) && task == sentinel, "mpcf_kernel_matvec failed with %s and still wrote an output",
-             mpcf_status_name(s));
+    /* KNOWN_M: refused while computing: NaN or untouched. */
+    const int m_nan = refused && s == MPCF_ERROR_INVALID_ARGUMENT && all_nan(out, dt, need);
+    FZ_CHECK((m_nan || is_canary(out, cap * esz)) && task == sentinel,
+             "mpcf_kernel_matvec failed with %s and still wrote an output", mpcf_status_name(s));
     free(V);
     free(out);
     return;
   }
   mpcf_status final = MPCF_OK;
   int destroyed = 0;
-  if (mode != EXEC_SYNC) final = finish_task(task, mode, ST(MPCF_OK), &destroyed);
+  if (mode != EXEC_SYNC) {
+    final = finish_task(task, mode, ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
+  }
   FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
            (unsigned long long)need);
   if (final != MPCF_OK || (destroyed && need > 0 && all_nan(out, dt, need))) {

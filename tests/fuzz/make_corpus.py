@@ -451,6 +451,14 @@ def capi_regressions():
     # W (found by fuzz_capi on main): two pieces of width 1.7e308 with
     # |f - g| = 1: d_2 = sqrt(3.4e308) = 1.84e154, the scaled power sum
     # overflows and the result is inf.
+    # M (found by fuzz_capi on main): kernel_matvec refuses, at compute
+    # time with INVALID_ARGUMENT, terms whose bound passes about 1e300 / n:
+    # Gaussian kernel, K = 1, V = 1e308 gives out = 1e308 exactly; two
+    # functions, V = 1e307: out = 1e307 (1 + K_01), representable.
+    one = [(0, 1), (1, 0)]
+    r["M-matvec-f64-large-v-refused"] = create(0, [one]) + matvec(0, kernel="gaussian", scale=1.0, r=1, V=[1e308])
+    r["M-matvec-f64-v-1e307-refused"] = create(0, [one, [(0, 2), (1, 0)]]) + \
+        matvec(0, kernel="gaussian", scale=1.0, r=1, V=[1e307, 1e307], mode="wait")
     r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
         pdist(0, p=2.0) + pdist(0, p=3.0)
     return r
