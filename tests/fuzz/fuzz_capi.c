@@ -84,6 +84,12 @@ typedef enum known_defect {
    * states no such range. The predicate is broad: large data or V, or an
    * unbounded non-zero L2 kernel. */
   KNOWN_M_MATVEC_RANGE_REFUSED,
+  /* Found by fuzz_capi on main: mpcf_kernel_matvec (L2 kernel) fails with
+   * MPCF_ERROR_INTERNAL "a term of output (0, 0) exceeds its bound" when a
+   * function's last value is so small that its square underflows (1e-315):
+   * its norm bound is finite, its inner product with a function non-zero on
+   * the same unbounded piece is +inf. */
+  KNOWN_I_MATVEC_INTERNAL_BOUND,
   KNOWN_COUNT
 } known_defect;
 
@@ -1933,6 +1939,23 @@ static int matvec_may_be_refused(const slot* x, const slot* cols, int kernel, co
   return 0;
 }
 
+/* A test for KNOWN_I: an L2 kernel on a window unbounded on the right, and
+ * a function whose non-zero last value squares to 0 in double. */
+static int matvec_bound_fails(const slot* x, const slot* cols, int kernel, const opts_model* o, int use_opts) {
+  if (kernel != MPCF_KERNEL_L2) return 0;
+  double a, b;
+  window_in(o, use_opts, x->dtype, &a, &b);
+  if (!isinf(b)) return 0;
+  const slot* both[2] = {x, cols};
+  for (int s = 0; s < 2; ++s) {
+    for (uint64_t i = 0; i < both[s]->n; ++i) {
+      const double v = both[s]->v[both[s]->off[i + 1] - 1];
+      if (v != 0 && v * v == 0) return 1;
+    }
+  }
+  return 0;
+}
+
 /* opcode 14: MATVEC x y kernel p scale r v_mode use_opts cap_mode exec_mode V...
  * (y: a slot, or 4 / an empty slot for Y = NULL: X itself; V: value codes) */
 static void op_matvec(fz_reader* r, state* st) {
@@ -2001,6 +2024,9 @@ static void op_matvec(fz_reader* r, state* st) {
                       known(KNOWN_M_MATVEC_RANGE_REFUSED,
                             matvec_may_be_refused(x, cols, kernel, vals, nv, &st->o, use_opts));
   if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  const int internal = e.errors == 0 && x && cols &&
+                       known(KNOWN_I_MATVEC_INTERNAL_BOUND, matvec_bound_fails(x, cols, kernel, &st->o, use_opts));
+  if (internal) e.also |= ST(MPCF_ERROR_INTERNAL);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
@@ -2017,7 +2043,8 @@ static void op_matvec(fz_reader* r, state* st) {
   check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
   if (s != MPCF_OK) {
     /* KNOWN_M: refused while computing: NaN or untouched. */
-    const int m_nan = refused && s == MPCF_ERROR_INVALID_ARGUMENT && all_nan(out, dt, need);
+    const int m_nan = ((refused && s == MPCF_ERROR_INVALID_ARGUMENT) || (internal && s == MPCF_ERROR_INTERNAL)) &&
+                      all_nan(out, dt, need);
     FZ_CHECK((m_nan || is_canary(out, cap * esz)) && task == sentinel,
              "mpcf_kernel_matvec failed with %s and still wrote an output", mpcf_status_name(s));
     free(V);
@@ -2027,7 +2054,10 @@ static void op_matvec(fz_reader* r, state* st) {
   mpcf_status final = MPCF_OK;
   int destroyed = 0;
   if (mode != EXEC_SYNC) {
-    final = finish_task(task, mode, ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
+    final = finish_task(task, mode,
+                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0) |
+                            (internal ? ST(MPCF_ERROR_INTERNAL) : 0),
+                        &destroyed);
   }
   FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
            (unsigned long long)need);

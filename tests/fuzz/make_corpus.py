@@ -459,6 +459,10 @@ def capi_regressions():
     r["M-matvec-f64-large-v-refused"] = create(0, [one]) + matvec(0, kernel="gaussian", scale=1.0, r=1, V=[1e308])
     r["M-matvec-f64-v-1e307-refused"] = create(0, [one, [(0, 2), (1, 0)]]) + \
         matvec(0, kernel="gaussian", scale=1.0, r=1, V=[1e307, 1e307], mode="wait")
+    # I (found by fuzz_capi on main): L2 mat-vec with a function whose last
+    # value 1e-315 squares to 0: MPCF_ERROR_INTERNAL "a term of output
+    # (0, 0) exceeds its bound" (<f0, f1> is +inf, f0's norm bound finite).
+    r["I-matvec-internal-bound"] = create(0, [[(0, 1e6), (1, 1e-315)], [(0, 1e6)]]) + matvec(0, r=1, V=[1.0, 1.0])
     r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
         pdist(0, p=2.0) + pdist(0, p=3.0)
     return r
