@@ -463,6 +463,11 @@ def capi_regressions():
     # value 1e-315 squares to 0: MPCF_ERROR_INTERNAL "a term of output
     # (0, 0) exceeds its bound" (<f0, f1> is +inf, f0's norm bound finite).
     r["I-matvec-internal-bound"] = create(0, [[(0, 1e6), (1, 1e-315)], [(0, 1e6)]]) + matvec(0, r=1, V=[1.0, 1.0])
+    # G (found by fuzz_capi on main): the mat-vec grid comes from a bound
+    # (K <= 1 times max |V| = 1e300), not from the largest actual term:
+    # K = (0.011, 0), V = (1e15, 1e300) gives 0, exact 1.1e13.
+    r["G-matvec-grid-from-bound"] = create(0, [[(0, 1), (1, 0)]]) + create(1, [[(0, 4), (1, 0)], [(0, 1)]]) + \
+        matvec(0, 1, kernel="gaussian", scale=1.0, p=1.0, r=1, V=[1e15, 1e300])
     r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
         pdist(0, p=2.0) + pdist(0, p=3.0)
     return r
