@@ -2122,7 +2122,7 @@ static void op_matvec(fz_reader* r, state* st) {
       for (uint64_t j = 0; j < cols->n; ++j) ny = fmaxl(ny, sqrtl(fabsl(kij_self(cols, j, &st->o, use_opts))));
       kbound = nx * ny;
     }
-    const long double bound = kbound * vmax;
+    const long double bound = vmax == 0 ? 0 : kbound * vmax; /* inf * 0: no terms */
     if (known(KNOWN_G_MATVEC_GRID, !(bound <= largest))) grid = 16 * (n4 + 1) * ldexpl(1.0L, -157) * bound;
     for (uint64_t i = 0; i < x->n; ++i) {
       long double sum = 0, mag = 0;
