@@ -96,6 +96,11 @@ typedef enum known_defect {
    * mpcf.h says: with V = (1e15, 1e300) and K = (0.011, 0) the output is 0,
    * exact 1.1e13. */
   KNOWN_G_MATVEC_GRID,
+  /* Found by fuzz_capi on main: an Lp distance (1 < p < inf, p = 2 too)
+   * with two pieces whose |f - g| overflows to inf is NaN: the second
+   * piece's ratio is inf / inf in the scaled power sum. mpcf.h: such
+   * differences give +inf. */
+  KNOWN_N_LP_NAN_TWO_OVERFLOWS,
   KNOWN_COUNT
 } known_defect;
 
@@ -406,7 +411,7 @@ typedef struct ref_result {
   long double value;
   long double abs_sum; /* kernel: sum of |w f g| over the finite pieces */
   long double abs_tol; /* rounding of products into the subnormal range */
-  int diff_overflow;   /* distances: |f - g| overflows in the dtype (documented: the result may be +inf) */
+  int diff_overflow;   /* distances: pieces whose |f - g| overflows in the dtype (documented: +inf) */
   int piece_overflow;  /* kernel, float64: a piece's |w f g| passes DBL_MAX (documented: +-inf or NaN) */
   int kernel_range;    /* kernel, float64: a product f g or a partial sum passes DBL_MAX, no piece does */
   int kernel_underflow_unbounded; /* kernel: f g is 0 in double on the unbounded piece, not exactly */
@@ -450,7 +455,7 @@ static void ref_piece(ref_acc* a, double l, double r, double f, double g, double
   }
   const long double d = fabsl((long double)f - (long double)g);
   if (d == 0) return;
-  if (d > (long double)dtype_max(a->dt) * (1 - 1e-7L)) a->r.diff_overflow = 1;
+  if (d > (long double)dtype_max(a->dt) * (1 - 1e-7L)) ++a->r.diff_overflow;
   if (a->op == OPK_LINF) {
     if (d > a->max) a->max = d;
     return;
@@ -554,7 +559,8 @@ static void check_pair_value(const pair_ctx* c, double x, const ref_result* ref)
   const int skip_e = known(KNOWN_E_F64_KERNEL_PARTIAL_OVERFLOW, c->op == OPK_KERNEL && ref->kernel_range);
   const int skip_u = known(KNOWN_U_KERNEL_UNDERFLOW_UNBOUNDED, c->op == OPK_KERNEL && ref->kernel_underflow_unbounded);
   const int skip_w = known(KNOWN_W_WIDTH_OVERFLOW, ref->width_overflow && c->op != OPK_LINF);
-  if (distance) {
+  const int skip_n = known(KNOWN_N_LP_NAN_TWO_OVERFLOWS, c->op == OPK_LP && ref->diff_overflow >= 2);
+  if (distance && !skip_n) {
     FZ_CHECK(!isnan(x), "%s: a distance is NaN (reference %.17Lg)", what, ref->value);
     FZ_CHECK(!(x < 0), "%s: a distance is negative: %.17g", what, x);
   } else if (!skip_e && !documented) {

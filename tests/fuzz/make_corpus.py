@@ -468,6 +468,14 @@ def capi_regressions():
     # K = (0.011, 0), V = (1e15, 1e300) gives 0, exact 1.1e13.
     r["G-matvec-grid-from-bound"] = create(0, [[(0, 1), (1, 0)]]) + create(1, [[(0, 4), (1, 0)], [(0, 1)]]) + \
         matvec(0, 1, kernel="gaussian", scale=1.0, p=1.0, r=1, V=[1e15, 1e300])
+    # N (found by fuzz_capi on main): two pieces whose |f - g| overflows
+    # (DBL_MAX - (-DBL_MAX)) make the Lp distance NaN (inf / inf in the
+    # scaled power sum); mpcf.h says +inf. float64 p = 3, float32 p = 2.
+    dm = sys.float_info.max
+    r["N-f64-lp-nan-two-overflows"] = create(0, [[(0, dm), (1, dm), (2, 0)], [(0, -dm), (2, 0)]]) + \
+        pair(0, 0, 0, 1, p=3.0) + pdist(0, p=3.0)
+    r["N-f32-l2-nan-two-overflows"] = create(0, [[(0, FLT_MAX), (1, FLT_MAX), (2, 0)], [(0, -FLT_MAX), (2, 0)]],
+                                             dtype="f32") + pair(0, 0, 0, 1, p=2.0)
     r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
         pdist(0, p=2.0) + pdist(0, p=3.0)
     return r
