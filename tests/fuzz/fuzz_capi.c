@@ -88,7 +88,8 @@ typedef enum known_defect {
    * MPCF_ERROR_INTERNAL "a term of output (0, 0) exceeds its bound" when a
    * function's last value is so small that its square underflows (1e-315):
    * its norm bound is finite, its inner product with a function non-zero on
-   * the same unbounded piece is +inf. */
+   * the same unbounded piece is +inf; also when a piece is wider than the
+   * range (W: <f, f> = inf beside a finite bound). */
   KNOWN_I_MATVEC_INTERNAL_BOUND,
   /* Found by fuzz_capi on main: mpcf_kernel_matvec's error is about
    * n^4 2^-157 times a bound on the column's terms (the kernel's bound times
@@ -1952,7 +1953,8 @@ static int matvec_may_be_refused(const slot* x, const slot* cols, int kernel, co
 }
 
 /* A test for KNOWN_I: an L2 kernel on a window unbounded on the right, and
- * a function whose non-zero last value squares to 0 in double. */
+ * a function whose non-zero last value squares to 0 in double or with a
+ * non-zero piece wider than the dtype's range. */
 static int matvec_bound_fails(const slot* x, const slot* cols, int kernel, const opts_model* o, int use_opts) {
   if (kernel != MPCF_KERNEL_L2) return 0;
   double a, b;
@@ -1963,6 +1965,12 @@ static int matvec_bound_fails(const slot* x, const slot* cols, int kernel, const
     for (uint64_t i = 0; i < both[s]->n; ++i) {
       const double v = both[s]->v[both[s]->off[i + 1] - 1];
       if (v != 0 && v * v == 0) return 1;
+      /* A piece wider than the dtype's range (KNOWN_W) too. */
+      for (uint64_t k = both[s]->off[i]; k + 1 < both[s]->off[i + 1]; ++k) {
+        const double w = both[s]->dtype == MPCF_FLOAT32 ? (double)((float)both[s]->t[k + 1] - (float)both[s]->t[k])
+                                                        : both[s]->t[k + 1] - both[s]->t[k];
+        if (isinf(w) && both[s]->v[k] != 0) return 1;
+      }
     }
   }
   return 0;

@@ -463,6 +463,8 @@ def capi_regressions():
     # value 1e-315 squares to 0: MPCF_ERROR_INTERNAL "a term of output
     # (0, 0) exceeds its bound" (<f0, f1> is +inf, f0's norm bound finite).
     r["I-matvec-internal-bound"] = create(0, [[(0, 1e6), (1, 1e-315)], [(0, 1e6)]]) + matvec(0, r=1, V=[1.0, 1.0])
+    r["I-matvec-internal-bound-wide-piece"] = create(0, [[(-1.7e308, 1e-10), (1.7e308, 0)], [(-2.5, 13.5)]]) + \
+        matvec(0, 0, r=1, V=[1.0, 1.0])
     # G (found by fuzz_capi on main): the mat-vec grid comes from a bound
     # (K <= 1 times max |V| = 1e300), not from the largest actual term:
     # K = (0.011, 0), V = (1e15, 1e300) gives 0, exact 1.1e13.
