@@ -1559,6 +1559,20 @@ static void op_queries(fz_reader* r, state* st) {
     FZ_CHECK(s != MPCF_OK || u == x->n * y->n, "mpcf_cdist_size: %llu, expected %llu", (unsigned long long)u,
              (unsigned long long)(x->n * y->n));
   }
+  /* The reductions' size queries (k = 3, r = 2). */
+  {
+    const uint64_t n = x ? x->n : 0;
+    u = UINT64_C(0xA5A5A5A5A5A5A5A5);
+    s = mpcf_knn_size(xh, 3, null_out ? NULL : &u);
+    check_status("mpcf_knn_size", s, (!x || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT) : ST(MPCF_OK));
+    FZ_CHECK(s == MPCF_OK ? u == 3 * n : u == UINT64_C(0xA5A5A5A5A5A5A5A5), "mpcf_knn_size: %llu",
+             (unsigned long long)u);
+    u = UINT64_C(0xA5A5A5A5A5A5A5A5);
+    s = mpcf_kernel_matvec_size(xh, 2, null_out ? NULL : &u);
+    check_status("mpcf_kernel_matvec_size", s, (!x || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT) : ST(MPCF_OK));
+    FZ_CHECK(s == MPCF_OK ? u == 2 * n : u == UINT64_C(0xA5A5A5A5A5A5A5A5), "mpcf_kernel_matvec_size: %llu",
+             (unsigned long long)u);
+  }
   /* Handle queries with NULL arguments. */
   uint64_t v = 7;
   size_t nd = 7;
