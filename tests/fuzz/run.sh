@@ -66,7 +66,7 @@ nice -n "$nice_level" "$build/tests/fuzz/fuzz_$target" \
   -artifact_prefix="$artifacts/" "${extra[@]}" "$@" "${inputs[@]}" > "$log" 2>&1 || status=$?
 
 before=$(find "$corpus" -maxdepth 1 -type f | wc -l)
-nice -n "$nice_level" "$build/tests/fuzz/fuzz_$target" -merge=1 "${extra[@]}" "$corpus" "$scratch" \
+nice -n "$nice_level" "$build/tests/fuzz/fuzz_$target" -merge=1 -artifact_prefix="$artifacts/" "${extra[@]}" "$corpus" "$scratch" \
   > "$build/fuzz-$target-merge.log" 2>&1 || true
 after=$(find "$corpus" -maxdepth 1 -type f | wc -l)
 
