@@ -98,6 +98,49 @@ void validate_bar(BarcodeSummary kind, std::uint64_t i, std::uint64_t j, double 
   }
 }
 
+// A running sum of doubles, correctly rounded at every read: Shewchuk's
+// non-overlapping partials, read out as CPython's math.fsum does (round half
+// to even across partials). So the accumulated persistence at each meanage is
+// the exact sum of the lengths, rounded once, whatever their order.
+class ExactSum {
+ public:
+  void add(double x) {
+    std::size_t kept = 0;
+    for (double y : partials_) {
+      if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
+      const double hi = x + y;
+      const double lo = y - (hi - x);
+      if (lo != 0.0) partials_[kept++] = lo;
+      x = hi;
+    }
+    partials_.resize(kept);
+    partials_.push_back(x);
+  }
+
+  double value() const {
+    std::size_t n = partials_.size();
+    if (n == 0) return 0.0;
+    double hi = partials_[--n];
+    double lo = 0.0;
+    while (n > 0) {
+      const double x = hi;
+      const double y = partials_[--n];
+      hi = x + y;
+      lo = y - (hi - x);
+      if (lo != 0.0) break;
+    }
+    if (n > 0 && ((lo < 0.0 && partials_[n - 1] < 0.0) || (lo > 0.0 && partials_[n - 1] > 0.0))) {
+      const double y = lo * 2.0;
+      const double x = hi + y;
+      if (y == x - hi) hi = x;
+    }
+    return hi;
+  }
+
+ private:
+  std::vector<double> partials_;
+};
+
 [[noreturn]] void overflow(std::uint64_t barcode, BarcodeSummary kind, const char* dtype) {
   throw InvalidArgument("barcode " + std::to_string(barcode) + ": the " +
                         barcode_summary_name(kind) + " has a value that overflows " + dtype);
@@ -149,7 +192,7 @@ void stable_rank(const double* bars, std::uint64_t count, std::uint64_t index,
 }
 
 // apf(t) = sum of the lengths of the finite bars whose meanage is <= t,
-// accumulated in the order (meanage, length).
+// each value the exact sum rounded once.
 template <typename T>
 void accumulated_persistence(const double* bars, std::uint64_t count, std::uint64_t index,
                              std::vector<std::pair<double, double>>& bars_by_meanage,
@@ -161,13 +204,13 @@ void accumulated_persistence(const double* bars, std::uint64_t count, std::uint6
     bars_by_meanage.emplace_back(meanage(b, d), d - b);
   }
   std::sort(bars_by_meanage.begin(), bars_by_meanage.end());
-  double sum = 0.0;
+  ExactSum sum;
   for (std::size_t k = 0; k < bars_by_meanage.size();) {
     const double t = bars_by_meanage[k].first;
     for (; k < bars_by_meanage.size() && bars_by_meanage[k].first == t; ++k) {
-      sum += bars_by_meanage[k].second;
+      sum.add(bars_by_meanage[k].second);
     }
-    if (!out.add(t, sum)) overflow(index, BarcodeSummary::AccumulatedPersistence, dtype_name<T>());
+    if (!out.add(t, sum.value())) overflow(index, BarcodeSummary::AccumulatedPersistence, dtype_name<T>());
   }
   out.end_function();
 }

@@ -381,7 +381,8 @@ typedef enum mpcf_barcode_summary {
   MPCF_STABLE_RANK = 1,
   /** Accumulated persistence function (Biscio and Moller, J. Comput. Graph.
    *  Statist. 28(3), 2019, arXiv:1611.00630): the sum of the lengths
-   *  death - birth of the bars whose meanage (birth + death) / 2 is <= t. */
+   *  death - birth of the bars whose meanage (birth + death) / 2 is <= t
+   *  (each value the exact sum of those lengths, rounded once). */
   MPCF_ACCUMULATED_PERSISTENCE = 2
 } mpcf_barcode_summary;
 

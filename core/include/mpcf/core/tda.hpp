@@ -25,7 +25,8 @@
 // the canonical form of pcf_builder.hpp, so an empty barcode (or one whose
 // bars all have length 0) gives the zero function, the single breakpoint
 // (0, 0). Lengths and meanages are computed in double ((b + d) / 2 as
-// 0.5 * b + 0.5 * d); for float32 results the breakpoints are then rounded to
+// 0.5 * b + 0.5 * d); each accumulated persistence value is the exact sum of
+// its lengths, rounded once. For float32 results the breakpoints are then rounded to
 // float32, and breakpoints that meet after rounding collapse into the later
 // value (for Betti curves: the Betti curve of the rounded barcode).
 #pragma once
