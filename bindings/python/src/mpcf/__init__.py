@@ -60,6 +60,18 @@ for _cls in (
     _cls.__module__ = __name__
 del _cls
 
+# [tda] persistence barcodes, pointwise operations and files
+from ._tda import (
+    accumulated_persistence,
+    betti_curve,
+    combine,
+    evaluate,
+    mean,
+    stable_rank,
+    sum,
+)
+from ._io import load, save
+
 #: Version of the loaded libmpcf ("MAJOR.MINOR.PATCH"); checked at import
 #: against the version of mpcf.h this package was built with.
 __version__: str = _swig.mpcf_version_string()
@@ -86,4 +98,14 @@ __all__ = [
     "CancelledError",
     "InternalError",
     "__version__",
+    # [tda]
+    "betti_curve",
+    "stable_rank",
+    "accumulated_persistence",
+    "mean",
+    "sum",
+    "combine",
+    "evaluate",
+    "save",
+    "load",
 ]
