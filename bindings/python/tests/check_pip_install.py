@@ -33,8 +33,9 @@ assert mpcf.pdist([f, g, h]).tolist() == [3.0, 22.0, 23.0]
 assert mpcf.lp_distance(h, [(0, 5), (6, 0)]) == 25.0
 assert mpcf.l2_kernel([[(0, 4), (3, 0)], [(0, 2), (3, 0)]]).tolist() == [[48.0, 24.0], [24.0, 12.0]]
 assert mpcf.cdist([[f, g]], [f, g, h], p=float("inf")).shape == (1, 2, 3)
+assert mpcf.stable_rank([(0, 2), (1, 3), (1, float("inf"))]).to_list().tolist() == [[0, 3], [2, 1]]
 expected = {"__init__.py", "_collection.py", "_errors.py", "_lib.py", "_ops.py", "_progress.py",
-            "py.typed", "swigmpcf.py", "libmpcf.so.0"}
+            "_tda.py", "_io.py", "py.typed", "swigmpcf.py", "libmpcf.so.0"}
 files = {n for n in os.listdir(here) if n != "__pycache__"}
 ext = {n for n in files if n.startswith("_swigmpcf") and n.endswith(".so")}
 assert len(ext) == 1 and files == expected | ext, sorted(files)
