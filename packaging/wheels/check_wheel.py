@@ -53,6 +53,9 @@ assert mpcf.pdist([f, g, h]).tolist() == [3.0, 22.0, 23.0]
 assert mpcf.lp_distance(h, [(0, 5), (6, 0)]) == 25.0
 assert mpcf.l2_kernel([[(0, 4), (3, 0)], [(0, 2), (3, 0)]]).tolist() == [[48.0, 24.0], [24.0, 12.0]]
 assert mpcf.cdist([[f, g]], [f, g, h], p=float("inf")).shape == (1, 2, 3)
+assert mpcf.stable_rank([(0, 2), (1, 3), (1, float("inf"))]).to_list().tolist() == [[0, 3], [2, 1]]
+d, i = mpcf.knn([f, g, h], k=1)
+assert d.ravel().tolist() == [3.0, 3.0, 22.0] and i.ravel().tolist() == [1, 0, 0], (d, i)
 files = {n for n in os.listdir(here) if n != "__pycache__"}
 ext = {n for n in files if n.startswith("_swigmpcf") and n.endswith(".so")}
 assert len(ext) == 1, f"expected one compiled module, found {sorted(ext)}"
