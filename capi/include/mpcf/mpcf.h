@@ -414,7 +414,13 @@ MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uin
  *  summed exactly after rounding each term to a fixed grid (so the order of
  *  the terms cannot change a bit; the error is about n^4 2^-157 times the
  *  largest |K_ij V[j][c]|); infinite terms follow IEEE rules (inf * 0 and
- *  inf - inf give NaN). */
+ *  inf - inf give NaN). The grid of out[i][c] is set from a bound B on its
+ *  finite terms (Gaussian, Laplacian: max_j |V[j][c]|; L2: ||X_i||_inf
+ *  max_j L1b(Y_j) |V[j][c]| + L1b(X_i) max_j ||Y_j||_inf |V[j][c]|, with L1b
+ *  the L1 norm over the bounded pieces, on the window); when 4 count(Y) B
+ *  exceeds the double range (about 1e308), the call fails with
+ *  MPCF_ERROR_INVALID_ARGUMENT naming the output: scale V or the data
+ *  down. */
 MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                               mpcf_kernel kernel, double p, double scale,
                                               const void* V, uint64_t v_elements, uint64_t r,
