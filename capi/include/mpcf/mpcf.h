@@ -31,7 +31,8 @@
  * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
  * the largest |f - g| on the window, so they neither overflow nor underflow
  * wherever the true value is representable in the dtype (for any finite p,
- * also p > FLT_MAX in float32). L2 inner products are accumulated in double:
+ * also p > FLT_MAX in float32), as long as the widths of the pieces where
+ * f != g add up to less than the dtype's largest value (beyond, +inf). L2 inner products are accumulated in double:
  * for float32 data no intermediate result can overflow, so finite input never
  * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
  * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two

@@ -85,7 +85,9 @@ FunctionNorms function_norms(const Point* f, std::size_t m, double a, double b) 
                               b);
     const double v = std::fabs(static_cast<double>(f[k].v));
     if (!(r > l) || v == 0) continue;
-    if (r - l < std::numeric_limits<double>::infinity()) n.l1 += (r - l) * v;
+    // A bounded piece (finite end) counts even when its width overflows:
+    // L1b is then +inf, and the sum's bound with it.
+    if (r < std::numeric_limits<double>::infinity()) n.l1 += (r - l) * v;
     n.linf = std::max(n.linf, v);
   }
   return n;
