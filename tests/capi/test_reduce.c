@@ -340,6 +340,18 @@ static void test_matvec_known_values(void** s) {
   assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, ones, 2, 1, y, 2, NULL), MPCF_OK);
   assert_true(y[0] == 2e-200 && y[1] == 4.0);
   mpcf_pcfs_destroy(X);
+
+  /* A bounded piece wider than the double range: 1 on [-1.7e308, 1.7e308).
+     Its bound is +inf: the documented range error, nothing written. */
+  const uint64_t o3[2] = {0, 2};
+  const double t3[2] = {-1.7e308, 1.7e308}, v3[2] = {1, 0};
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 1, o3, t3, v3, &X), MPCF_OK);
+  y[0] = 42.0;
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, ones, 1, 1, y, 1, NULL),
+                   MPCF_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mpcf_last_error_message(), "output (0, 0)"));
+  assert_true(isnan(y[0])); /* mpcf.h: on any failure every value is NaN */
+  mpcf_pcfs_destroy(X);
 }
 
 /* ---- block streams ---- */
