@@ -56,6 +56,20 @@ MPCF_ADDRESS_ARG(void* distances)
 MPCF_ADDRESS_ARG(int64_t* indices)
 MPCF_ADDRESS_ARG(const void* V)
 
+/* ---- [tda] barcodes, pointwise operations, read-out and files ---------- */
+/* Buffers of mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints and
+ * _deserialize, passed as addresses like the ones above. (`void* out`,
+ * `const uint64_t* offsets` and `const char* path` need nothing new.) */
+MPCF_ADDRESS_ARG(const double* bars)
+MPCF_ADDRESS_ARG(const double* t)
+MPCF_ADDRESS_ARG(uint64_t* offsets)
+MPCF_ADDRESS_ARG(void* times)
+MPCF_ADDRESS_ARG(void* values)
+MPCF_ADDRESS_ARG(const void* data)
+/* SWIG skips a #define holding a cast; this gives the module the value. */
+%constant size_t MPCF_ALL_AXES = MPCF_ALL_AXES;
+/* ---- [tda] end ------------------------------------------------------- */
+
 /* ---- scalar outputs, returned after the status ------------------------- */
 %define MPCF_SCALAR_OUTPUT(TYPE, NAME, TO_PYTHON)
 %typemap(in, numinputs=0) TYPE* NAME (TYPE temp_ = 0) {

@@ -197,6 +197,23 @@ static num_result parse_number(const char* s, size_t len, mpcf_dtype dtype, doub
   return NUM_OK;
 }
 
+/* "inf", "+inf", "infinity", ... in any case (what strtod reads as +inf). */
+static int is_plus_infinity(const char* s, size_t len) {
+  if (len > 0 && *s == '+') {
+    ++s;
+    --len;
+  }
+  static const char* const words[] = {"inf", "infinity"};
+  for (size_t w = 0; w < 2; ++w) {
+    const size_t n = strlen(words[w]);
+    if (len != n) continue;
+    size_t k = 0;
+    while (k < n && (s[k] | 0x20) == words[w][k]) ++k;
+    if (k == n) return 1;
+  }
+  return 0;
+}
+
 static void describe_number_error(error_sink* e, const char* file, uint64_t line, const char* what,
                                  num_result r, const char* token, size_t len, mpcf_dtype dtype) {
   char tok[64];
@@ -303,6 +320,7 @@ static int id_table_add(id_table* t, char* const* ids, uint64_t index) {
 
 typedef struct {
   csv_pcfs* out;
+  int barcodes; /* rows are bars (id,birth,death): see csv_read_barcodes */
   uint64_t times_cap, values_cap, offsets_cap, ids_cap, first_cap, last_cap;
   uint64_t* last_line; /* line of each function's latest row */
   id_table table;
@@ -397,7 +415,9 @@ static csv_status take_row(builder* b, error_sink* e, const char* file, uint64_t
     return CSV_ERROR_FORMAT;
   }
   const int continues = p->n > 0 && strcmp(p->ids[p->n - 1], id) == 0;
-  if (continues) {
+  if (continues && b->barcodes) {
+    /* bars come in any order */
+  } else if (continues) {
     const uint64_t prev_k = p->total - 1;
     const double prev = element(p, p->times, prev_k);
     double t_stored = t;
@@ -472,25 +492,37 @@ static csv_status read_all(line_reader* r, builder* b, error_sink* e, const char
       return CSV_ERROR_FORMAT;
     }
     if (f.count != 3) {
-      report(e, "%s:%llu: expected 3 fields (id,t,v), found %llu", file,
-             (unsigned long long)line_no, (unsigned long long)f.count);
+      report(e, "%s:%llu: expected 3 fields (%s), found %llu", file, (unsigned long long)line_no,
+             b->barcodes ? "id,birth,death" : "id,t,v", (unsigned long long)f.count);
       return CSV_ERROR_FORMAT;
     }
     double t = 0.0;
     double v = 0.0;
     const num_result rt = parse_number(f.text[1], f.len[1], b->out->dtype, &t);
-    const num_result rv = parse_number(f.text[2], f.len[2], b->out->dtype, &v);
+    num_result rv = parse_number(f.text[2], f.len[2], b->out->dtype, &v);
+    if (b->barcodes && rv == NUM_NOT_FINITE && is_plus_infinity(f.text[2], f.len[2])) {
+      v = INFINITY; /* a bar that never dies */
+      rv = NUM_OK;
+    }
     if (!seen_content) {
       seen_content = 1;
       /* A header: the first row whose time and value are both not numbers. */
       if (rt == NUM_NOT_A_NUMBER && rv == NUM_NOT_A_NUMBER) continue;
     }
     if (rt != NUM_OK) {
-      describe_number_error(e, file, line_no, "time", rt, f.text[1], f.len[1], b->out->dtype);
+      describe_number_error(e, file, line_no, b->barcodes ? "birth" : "time", rt, f.text[1],
+                            f.len[1], b->out->dtype);
       return CSV_ERROR_FORMAT;
     }
     if (rv != NUM_OK) {
-      describe_number_error(e, file, line_no, "value", rv, f.text[2], f.len[2], b->out->dtype);
+      describe_number_error(e, file, line_no, b->barcodes ? "death" : "value", rv, f.text[2],
+                            f.len[2], b->out->dtype);
+      return CSV_ERROR_FORMAT;
+    }
+    if (b->barcodes && v < t) {
+      char tok[64];
+      report(e, "%s:%llu: death %s is smaller than birth %.17g; a bar needs birth <= death", file,
+             (unsigned long long)line_no, shown(tok, sizeof tok, f.text[2], f.len[2]), t);
       return CSV_ERROR_FORMAT;
     }
     const csv_status s = take_row(b, e, file, line_no, &f, t, v, f.text[1], f.len[1]);
@@ -505,8 +537,8 @@ static csv_status read_all(line_reader* r, builder* b, error_sink* e, const char
   return CSV_OK;
 }
 
-csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype dtype,
-                         csv_pcfs* out, char* err, size_t err_size) {
+static csv_status read_file(const char* path, const char* display_name, mpcf_dtype dtype,
+                            int barcodes, csv_pcfs* out, char* err, size_t err_size) {
   error_sink e = {err, err_size};
   if (err != NULL && err_size > 0) err[0] = '\0';
   memset(out, 0, sizeof *out);
@@ -531,6 +563,7 @@ csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype 
   builder b;
   memset(&b, 0, sizeof b);
   b.out = out;
+  b.barcodes = barcodes;
   csv_status s = CSV_OK;
   if (!reserve((void**)&out->offsets, &b.offsets_cap, 1, sizeof(uint64_t))) {
     s = CSV_ERROR_NO_MEMORY;
@@ -558,4 +591,14 @@ csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype 
     if (m > out->max_m) out->max_m = m;
   }
   return CSV_OK;
+}
+
+csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype dtype,
+                         csv_pcfs* out, char* err, size_t err_size) {
+  return read_file(path, display_name, dtype, 0, out, err, err_size);
+}
+
+csv_status csv_read_barcodes(const char* path, const char* display_name, csv_pcfs* out,
+                             char* err, size_t err_size) {
+  return read_file(path, display_name, MPCF_FLOAT64, 1, out, err, err_size);
 }

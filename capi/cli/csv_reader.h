@@ -42,6 +42,14 @@ typedef struct csv_pcfs {
 csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype dtype,
                          csv_pcfs* out, char* err, size_t err_size);
 
+/** Reads persistence barcodes from a CSV file of rows 'id,birth,death'
+ *  (header optional, the rows of one id contiguous, in any order; death may
+ *  be 'inf'). Like csv_read_pcfs, with times = births and values = deaths,
+ *  in float64; every bar is checked (finite birth, birth <= death) and an
+ *  error names the line. */
+csv_status csv_read_barcodes(const char* path, const char* display_name, csv_pcfs* out,
+                             char* err, size_t err_size);
+
 /** Frees everything csv_read_pcfs allocated and empties *pcfs. Safe on an
  *  emptied or zero-initialised struct. */
 void csv_pcfs_free(csv_pcfs* pcfs);

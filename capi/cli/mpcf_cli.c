@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "csv_reader.h"
+#include "inputs.h"
 #include "mpcf/mpcf.h"
 #include "npy_writer.h"
 
@@ -88,7 +89,10 @@ static const char* const HELP_TEXT =
     "\n"
     "Input: CSV rows 'id,t,v' (header optional); the rows of one id are contiguous and\n"
     "sorted by strictly increasing t. Function f is 0 before its first t, v_k on\n"
-    "[t_k, t_k+1) and keeps its last value for ever.\n"
+    "[t_k, t_k+1) and keeps its last value for ever. A PCF file in the mpcf binary\n"
+    "format (saved by libmpcf, mpcf.save in Python, pcf_save in R) is recognised by\n"
+    "its content. With --from-barcodes, the CSV rows are bars 'id,birth,death'\n"
+    "(death may be inf), and each id's barcode becomes one function.\n"
     "\n"
     "Options:\n"
     "  -p P                    exponent p >= 1, or 'inf' (default 1)\n"
@@ -104,6 +108,9 @@ static const char* const HELP_TEXT =
     "  --indices PATH          knn: also write the (n, K) neighbour indices as .npy\n"
     "                          (the -o .npy file holds the distances); CSV output\n"
     "                          has rows i,j,distance instead\n"
+    "  --from-barcodes betti|stable-rank|accumulated-persistence\n"
+    "                          read barcodes and compare their Betti curves, stable\n"
+    "                          ranks or accumulated persistence functions\n"
     "  -o, --output PATH       write the result: .npy by extension, CSV otherwise,\n"
     "                          '-' for CSV on standard output\n"
     "  --format npy|csv        override the format chosen from the extension\n"
@@ -174,6 +181,7 @@ typedef struct {
   int layout_set;
   int metric_kernel;
   int metric_set;
+  cli_barcodes barcodes;
   double cuda_threshold;
   const char* output;
   out_format format;
@@ -254,7 +262,7 @@ static int choose(const char* value, const char* const* names) {
 enum {
   OPT_P, OPT_DTYPE, OPT_BACKEND, OPT_THREADS, OPT_WINDOW, OPT_LAYOUT, OPT_METRIC, OPT_OUTPUT,
   OPT_FORMAT, OPT_WITH_IDS, OPT_CUDA_THRESHOLD, OPT_SUMMARY, OPT_PROGRESS, OPT_QUIET, OPT_HELP,
-  OPT_VERSION, OPT_K, OPT_INDICES
+  OPT_VERSION, OPT_K, OPT_INDICES, OPT_FROM_BARCODES
 };
 
 typedef struct {
@@ -283,6 +291,7 @@ static const option_spec OPTIONS[] = {
     {"version", 0, 0, OPT_VERSION},
     {"k", 'k', 1, OPT_K},
     {"indices", 0, 1, OPT_INDICES},
+    {"from-barcodes", 0, 1, OPT_FROM_BARCODES},
 };
 enum { N_OPTIONS = sizeof OPTIONS / sizeof OPTIONS[0] };
 
@@ -364,6 +373,15 @@ static int apply_option(cli_args* a, int id, const char* value) {
       if (*value == '\0') return usage_error("--indices needs a path");
       a->indices = value;
       return EXIT_OK;
+    case OPT_FROM_BARCODES: {
+      static const char* const kinds[] = {"betti", "stable-rank", "accumulated-persistence", NULL};
+      if ((k = choose(value, kinds)) < 0) {
+        return usage_error(
+            "--from-barcodes '%s' is not one of betti, stable-rank, accumulated-persistence", value);
+      }
+      a->barcodes = (cli_barcodes)(CLI_BARCODES_BETTI + k);
+      return EXIT_OK;
+    }
     case OPT_SUMMARY: a->force_summary = 1; return EXIT_OK;
     case OPT_PROGRESS: a->force_progress = 1; return EXIT_OK;
     case OPT_QUIET: a->quiet = 1; return EXIT_OK;
@@ -1050,10 +1068,11 @@ static const char* example_path(void) {
   return NULL;
 }
 
-static int read_input(const char* path, mpcf_dtype dtype, csv_pcfs* out, const char** name) {
+static int read_input(const char* path, mpcf_dtype dtype, cli_barcodes barcodes, csv_pcfs* out,
+                      const char** name) {
   *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
   char err[1024];
-  const csv_status s = csv_read_pcfs(path, *name, dtype, out, err, sizeof err);
+  const csv_status s = cli_read_input(path, *name, dtype, barcodes, out, err, sizeof err);
   if (s == CSV_OK) return EXIT_OK;
   error_message("%s", err);
   return s == CSV_ERROR_NO_MEMORY ? EXIT_RUNTIME : EXIT_DATA;
@@ -1242,10 +1261,10 @@ static int run(const cli_args* a) {
   }
 
   const double t0 = now_seconds();
-  code = read_input(inputs[0], a->dtype, &x, &info.input_names[0]);
+  code = read_input(inputs[0], a->dtype, a->barcodes, &x, &info.input_names[0]);
   const int two_inputs = a->cmd == CMD_CDIST || (a->cmd == CMD_KNN && a->nfiles == 2);
   if (code == EXIT_OK && two_inputs) {
-    code = read_input(inputs[1], a->dtype, &y, &info.input_names[1]);
+    code = read_input(inputs[1], a->dtype, a->barcodes, &y, &info.input_names[1]);
   }
   info.read_seconds = now_seconds() - t0;
   if (code == EXIT_OK) code = make_collection(&x, info.input_names[0], &X);

@@ -1003,7 +1003,175 @@ class Signals(ToolTest):
         self.interrupt(signal.SIGTERM, 143)
 
 
-GROUPS = [KnownValues, Reference, Formats, Errors, Usage, DefaultRun, Signals]
+# ----------------------------------------------------------------------
+# Barcodes (--from-barcodes) and PCF files (the mpcf binary format)
+# ----------------------------------------------------------------------
+
+def ref_betti(bars):
+    """The Betti curve of `bars` as breakpoints, from the definition: the
+    number of bars with birth <= t < death at each bar end where it changes."""
+    out, previous = [], 0
+    for t in sorted({x for b, d in bars for x in (b, d) if x != INF}):
+        v = sum(1 for b, d in bars if b <= t < d)
+        if v != previous:
+            out.append((t, float(v)))
+            previous = v
+    return out or [(0.0, 0.0)]
+
+
+def ref_stable_rank(bars):
+    out, previous = [], 0
+    for t in sorted({0.0} | {d - b for b, d in bars if d != INF}):
+        v = sum(1 for b, d in bars if d - b > t)
+        if v != previous:
+            out.append((t, float(v)))
+            previous = v
+    return out or [(0.0, 0.0)]
+
+
+def write_barcodes_csv(path, barcodes, header=True):
+    with open(path, "w") as f:
+        if header:
+            f.write("id,birth,death\n")
+        for name, bars in barcodes:
+            for b, d in bars:
+                f.write("%s,%s,%s\n" % (name, repr(b), "inf" if d == INF else repr(d)))
+
+
+def pcf_file_bytes(pcfs, shape=None, dtype="float64"):
+    """The mpcf PCF file of `pcfs` (lists of (t, v)), written from the format's
+    definition (README, "Persistence barcodes, means and files")."""
+    code, fmt = (1, "f") if dtype == "float32" else (2, "d")
+    shape = shape or [len(pcfs)]
+    offsets = [0]
+    for pcf in pcfs:
+        offsets.append(offsets[-1] + len(pcf))
+    times = [t for pcf in pcfs for t, _ in pcf]
+    values = [v for pcf in pcfs for _, v in pcf]
+    body = b"\x89MPCF\r\n\x1a" + struct.pack("<IIQQQ", 1, code, len(shape), len(pcfs), len(times))
+    body += struct.pack("<%dQ" % len(shape), *shape) + struct.pack("<%dQ" % len(offsets), *offsets)
+    body += struct.pack("<%d%s" % (len(times), fmt), *times)
+    body += struct.pack("<%d%s" % (len(values), fmt), *values)
+    return body + struct.pack("<Q", fnv1a64(body))
+
+
+def csv_rows(out):
+    return [line.split(",") for line in text(out).strip().splitlines()]
+
+
+class Barcodes(ToolTest):
+    NEEDS_NUMPY = False
+
+    def test_the_hand_worked_barcode(self):
+        # a: bars (0,2), (1,3), (1,inf): Betti 1, 3, 2 on [0,1), [1,2), [2,3), then 1;
+        # b: (0,1). On [0, 10): |1-1| + |3-0| + |2-0| + 7 * |1-0| = 12.
+        src = self.write("bars.csv", "id,birth,death\na,0,2\na,1,3\na,1,inf\nb,0,1\n")
+        r = self.ok(["pdist", src, "--from-barcodes", "betti", "--window", "0:10", "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["12"]])
+        # stable ranks: a is 3 on [0,2) then 1 (14 on [0,10)), b is 1 on [0,1)
+        r = self.ok(["norm", src, "--from-barcodes", "stable-rank", "--window", "0:10", "-o", "-",
+                     "--with-ids"])
+        self.assertEqual(csv_rows(r.stdout), [["id", "norm"], ["a", "14"], ["b", "1"]])
+        # accumulated persistence: a is 2 from 1, 4 from 2; b is 1 from 0.5
+        r = self.ok(["norm", src, "--from-barcodes", "accumulated-persistence", "--window", "0:3",
+                     "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["6"], ["2.5"]])
+
+    def test_random_barcodes_against_the_reference(self):
+        rng = random.Random(19)
+        barcodes = []
+        for i in range(12):
+            bars = []
+            for _ in range(rng.randint(1, 8)):
+                b = rng.randint(-16, 16) / 4
+                d = INF if rng.random() < 0.15 else b + rng.randint(0, 12) / 4
+                bars.append((b, d))
+            rng.shuffle(bars)
+            barcodes.append(("bc%d" % i, bars))
+        write_barcodes_csv(self.path("bars.csv"), barcodes)
+        for kind, ref in (("betti", ref_betti), ("stable-rank", ref_stable_rank)):
+            r = self.ok(["pdist", self.path("bars.csv"), "--from-barcodes", kind, "--window", "-5:20",
+                         "-o", "-", "--layout", "dense"])
+            got = [[float(x) for x in row] for row in csv_rows(r.stdout)]
+            pcfs = [ref(bars) for _, bars in barcodes]
+            for i, j in condensed_pairs(len(pcfs)):
+                want, _ = reference(pcfs[i], pcfs[j], "distance", 1.0, -5.0, 20.0)
+                self.assertEqual(got[i][j], want, (kind, i, j))
+
+    def test_ids_and_float32(self):
+        src = self.write("bars.csv", "x,0,1\nx,0.5,2\ny,1,1.25\n")
+        r = self.ok(["norm", src, "--from-barcodes", "betti", "--dtype", "float32", "--with-ids",
+                     "-o", "-"])
+        # x: 1 on [0, 0.5), 2 on [0.5, 1), 1 on [1, 2): 2.5; y: 0.25
+        self.assertEqual(csv_rows(r.stdout), [["id", "norm"], ["x", "2.5"], ["y", "0.25"]])
+
+    def test_bad_bars_name_the_line(self):
+        cases = [
+            ("a,0,2\na,3,1\n", "bars.csv:2: death 1 is smaller than birth 3"),
+            ("a,inf,inf\n", "bars.csv:1: birth 'inf' is not finite"),
+            ("a,0,nan\n", "bars.csv:1: death 'nan' is not finite"),
+            ("a,0,-inf\n", "bars.csv:1: death '-inf' is not finite"),
+            ("a,0\n", "bars.csv:1: expected 3 fields (id,birth,death), found 2"),
+            ("a,0,1\nb,0,1\na,1,2\n", "bars.csv:3: id 'a' appears again"),
+        ]
+        for content, message in cases:
+            src = self.write("bars.csv", content)
+            r = run(["pdist", src, "--from-barcodes", "stable-rank", "-o", self.path("d.npy")])
+            self.assertEqual(r.returncode, 1, content)
+            self.assertIn(message, text(r.stderr))
+            self.assertFalse(os.path.exists(self.path("d.npy")))
+        src = self.write("bars.csv", "a,0,1e300\n")
+        r = run(["pdist", src, "--from-barcodes", "betti", "--dtype", "float32"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("bars.csv: id 'a' (line 1): ", text(r.stderr))
+        self.assertIn("barcode 0, bar 0 (birth 0, death 1e+300): an end point overflows float32", text(r.stderr))
+
+    def test_usage(self):
+        r = run(["pdist", "x.csv", "--from-barcodes", "euler"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--from-barcodes 'euler' is not one of betti, stable-rank", text(r.stderr))
+        r = run(["--help"])
+        self.assertIn("--from-barcodes", text(r.stdout))
+
+
+class PcfFiles(ToolTest):
+    NEEDS_NUMPY = False
+
+    PCFS = [[(0.0, 3.0), (1.0, 0.0)], [(0.0, 1.0), (2.0, 0.0)], [(0.0, 10.0), (2.0, 5.0), (3.0, 0.0)]]
+
+    def test_a_pcf_file_is_read_like_the_csv(self):
+        path = self.write("x.mpcf", pcf_file_bytes(self.PCFS, shape=[3, 1]))
+        r = self.ok(["pdist", path, "-o", "-", "--with-ids"])
+        self.assertEqual(csv_rows(r.stdout)[1:], [["0", "1", "3"], ["0", "2", "22"], ["1", "2", "23"]])
+        # from standard input too
+        with open(path, "rb") as f:
+            r = self.ok(["pdist", "-", "-o", "-"], stdin=f.read())
+        self.assertEqual(csv_rows(r.stdout), [["3"], ["22"], ["23"]])
+        # cdist of a PCF file and a CSV file; a float32 file read in float64
+        write_pcfs_csv(self.path("y.csv"), [G])
+        f32 = self.write("x32.mpcf", pcf_file_bytes(self.PCFS, dtype="float32"))
+        r = self.ok(["cdist", f32, self.path("y.csv"), "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["3"], ["0"], ["23"]])
+
+    def test_bad_pcf_files(self):
+        good = pcf_file_bytes(self.PCFS)
+        cases = [
+            ("cut.mpcf", good[:-3], "cut.mpcf' is truncated"),
+            ("flip.mpcf", good[:90] + bytes([good[90] ^ 4]) + good[91:], "checksum"),
+            ("magic.mpcf", b"\x89PNG\r\n\x1a\n" + good[8:], "not an mpcf PCF file"),
+            ("bad.mpcf", pcf_file_bytes([[(1.0, 1.0), (0.0, 0.0)]]), "PCF 0, breakpoint 1"),
+        ]
+        for name, data, message in cases:
+            path = self.write(name, data)
+            r = run(["pdist", path])
+            self.assertEqual(r.returncode, 1, name)
+            self.assertIn(message, text(r.stderr))
+        r = run(["pdist", self.write("x.mpcf", good), "--from-barcodes", "betti"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("is a PCF file (mpcf binary format), not a barcode CSV", text(r.stderr))
+
+
+GROUPS = [KnownValues, Reference, Formats, Errors, Usage, DefaultRun, Signals, Barcodes, PcfFiles]
 
 
 def main():

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mpcf/mpcf.h"
+#include "tda.h"
 
 namespace {
 
@@ -430,6 +431,14 @@ static const R_CallMethodDef call_methods[] = {
     {"knn", reinterpret_cast<DL_FUNC>(&rmpcf_knn), 8},
     {"kernel_matvec", reinterpret_cast<DL_FUNC>(&rmpcf_kernel_matvec), 10},
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
+    // [tda] tda.cpp
+    {"from_barcodes", reinterpret_cast<DL_FUNC>(&rmpcf_from_barcodes), 3},
+    {"reduce", reinterpret_cast<DL_FUNC>(&rmpcf_reduce), 2},
+    {"combine", reinterpret_cast<DL_FUNC>(&rmpcf_combine), 4},
+    {"evaluate", reinterpret_cast<DL_FUNC>(&rmpcf_evaluate), 2},
+    {"breakpoints", reinterpret_cast<DL_FUNC>(&rmpcf_breakpoints), 1},
+    {"save", reinterpret_cast<DL_FUNC>(&rmpcf_save), 2},
+    {"load", reinterpret_cast<DL_FUNC>(&rmpcf_load), 1},
     {nullptr, nullptr, 0}};
 
 void R_init_mpcf(DllInfo* dll) {

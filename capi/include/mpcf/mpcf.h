@@ -31,7 +31,8 @@
  * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
  * the largest |f - g| on the window, so they neither overflow nor underflow
  * wherever the true value is representable in the dtype (for any finite p,
- * also p > FLT_MAX in float32). L2 inner products are accumulated in double:
+ * also p > FLT_MAX in float32), as long as the widths of the pieces where
+ * f != g add up to less than the dtype's largest value (beyond, +inf). L2 inner products are accumulated in double:
  * for float32 data no intermediate result can overflow, so finite input never
  * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
  * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two
@@ -411,10 +412,19 @@ MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uin
  *  row-major count(X) x r, capacity >= count(X) * r. p >= 1 or INFINITY for
  *  the distance of the Gaussian and Laplacian kernels; scale > 0 and
  *  finite for them. Each out[i][c] is the value of sum_j K_ij V[j][c]
- *  summed exactly after rounding each term to a fixed grid (so the order of
- *  the terms cannot change a bit; the error is about n^4 2^-157 times the
- *  largest |K_ij V[j][c]|); infinite terms follow IEEE rules (inf * 0 and
- *  inf - inf give NaN). */
+ *  summed exactly after rounding each term to a fixed grid, so the order of
+ *  the terms cannot change a bit; infinite terms follow IEEE rules (inf * 0
+ *  and inf - inf give NaN). The grid of out[i][c] is set from a bound B on
+ *  its finite terms, computed before the sum (Gaussian, Laplacian: max_j
+ *  |V[j][c]|; L2: ||X_i||_inf max_j L1b(Y_j) |V[j][c]| + L1b(X_i) max_j
+ *  ||Y_j||_inf |V[j][c]|, with L1b the L1 norm over the bounded pieces, on
+ *  the window). Before its final rounding to the dtype, out[i][c] is within
+ *  n^4 2^-150 B of the exact sum (n = count(Y)): relative to B, not to the
+ *  terms themselves, so a few huge |V[j][c]| (even where K_ij is 0) make
+ *  the small terms of that column's sums lose precision, or vanish. When
+ *  4 n B exceeds the double range (about 1e308), the call fails with
+ *  MPCF_ERROR_INVALID_ARGUMENT naming the output: scale V or the data
+ *  down. */
 MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                               mpcf_kernel kernel, double p, double scale,
                                               const void* V, uint64_t v_elements, uint64_t r,
@@ -491,6 +501,144 @@ MPCF_API mpcf_status mpcf_l2_inner_product(const mpcf_pcfs* X, uint64_t i,
 MPCF_API mpcf_status mpcf_lp_norm(const mpcf_pcfs* X, double p, void* out,
                                   uint64_t capacity,
                                   const mpcf_options* options);
+
+/* ------------------------------------------------------------------ */
+/* Persistence barcodes, pointwise operations, read-out and files       */
+/* ------------------------------------------------------------------ */
+
+/* These calls build new collections or read existing ones on the calling
+ * thread (CPU). Every collection they return is in canonical form: no
+ * breakpoint repeats the value before it (the value before the first
+ * breakpoint being 0), no value is -0, and the zero function is the single
+ * breakpoint (0, 0). */
+
+/** What mpcf_pcfs_from_barcodes computes from each barcode. */
+typedef enum mpcf_barcode_summary {
+  /** beta(t) = number of bars with birth <= t < death. */
+  MPCF_BETTI_CURVE = 0,
+  /** Stable rank for the standard contour: the number of bars with
+   *  death - birth > t, for t >= 0 (0 for t < 0). */
+  MPCF_STABLE_RANK = 1,
+  /** Accumulated persistence function (Biscio and Moller, J. Comput. Graph.
+   *  Statist. 28(3), 2019, arXiv:1611.00630): the sum of the lengths
+   *  death - birth of the bars whose meanage (birth + death) / 2 is <= t
+   *  (each value the exact sum of those lengths, rounded once). */
+  MPCF_ACCUMULATED_PERSISTENCE = 2
+} mpcf_barcode_summary;
+
+/** Turns n persistence barcodes into n PCFs (shape {n}).
+ *  offsets: n + 1 non-decreasing entries, offsets[0] == 0; barcode i has bars
+ *           offsets[i] .. offsets[i+1]-1 (none is allowed: an empty barcode).
+ *  bars:    2 * offsets[n] doubles, (birth, death) of each bar in turn; may
+ *           be NULL when offsets[n] == 0. Each bar needs a finite birth and
+ *           birth <= death <= +INFINITY.
+ *  dtype:   of the result; bar ends (Betti curves), lengths (stable ranks) or
+ *           meanages and lengths (accumulated persistence) are computed in
+ *           double and rounded once to the dtype, breakpoints meeting after
+ *           rounding collapse into the later value.
+ *  Breakpoints are exact: a Betti curve changes at bar ends, a stable rank at
+ *  0 and at bar lengths, an accumulated persistence function at meanages.
+ *  An infinite bar gives a constant tail (Betti curve, stable rank); in the
+ *  accumulated persistence function its meanage is +inf, so it never counts.
+ *  A bar of length 0 contributes nothing. A barcode with no bar of positive
+ *  length gives the zero function, the breakpoint (0, 0).
+ *  A bad bar (NaN, infinite birth, death < birth, a value that overflows the
+ *  dtype) fails with MPCF_ERROR_INVALID_ARGUMENT and a message naming the
+ *  barcode and the bar ("barcode 2, bar 5 (birth 3, death 1): ..."). */
+MPCF_API mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind,
+                                             mpcf_dtype dtype, uint64_t n,
+                                             const uint64_t* offsets,
+                                             const double* bars,
+                                             mpcf_pcfs** out);
+
+/** How mpcf_pcfs_reduce combines functions. */
+typedef enum mpcf_reduction {
+  MPCF_REDUCE_SUM = 0,
+  MPCF_REDUCE_MEAN = 1
+} mpcf_reduction;
+
+/** The `axis` of mpcf_pcfs_reduce that reduces the whole collection. */
+#define MPCF_ALL_AXES ((size_t)-1)
+
+/** The pointwise sum or mean of the functions of X, along one axis of its
+ *  shape or (axis = MPCF_ALL_AXES) over all of them.
+ *  The result has X's dtype and X's shape without the axis (shape {1} when
+ *  nothing is left, e.g. for MPCF_ALL_AXES). Its breakpoints are the union of
+ *  the inputs'; at every t its value is computed from the inputs' values at
+ *  t alone, in double precision, as a balanced pairwise sum in index order
+ *  (divided by the count for a mean), rounded once to the dtype.
+ *  The sum of no function is the zero function; the mean of none is
+ *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype. */
+MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,
+                                      size_t axis, mpcf_pcfs** out);
+
+/** The pointwise linear combination a * X[i] + b * Y[i] of every pair of
+ *  functions. X and Y have the same number of functions, or one of them has
+ *  exactly one, which is then combined with every function of the other.
+ *  The result has the shape of the larger one (X's when they are equal), the
+ *  dtype of both (MPCF_ERROR_DTYPE_MISMATCH otherwise) and the union of their
+ *  breakpoints; values are computed in double and rounded once. a and b must
+ *  be finite. */
+MPCF_API mpcf_status mpcf_pcfs_combine(double a, const mpcf_pcfs* X, double b,
+                                       const mpcf_pcfs* Y, mpcf_pcfs** out);
+
+/** Evaluates every function of X at the nt times t[0 .. nt-1]:
+ *  out[i * nt + j] = X[i](t[j]) in X's dtype, for count(X) * nt elements
+ *  (capacity). The times need no order and may be +-INFINITY (X[i](-inf) = 0,
+ *  X[i](+inf) = its last value), not NaN. For float32 collections the times
+ *  are compared in double, so they need not be float32 numbers. */
+MPCF_API mpcf_status mpcf_pcfs_evaluate(const mpcf_pcfs* X, const double* t,
+                                        uint64_t nt, void* out,
+                                        uint64_t capacity);
+
+/** Copies the CSR offsets of the collection (count + 1 entries, offsets[0]
+ *  == 0, offsets[count] == mpcf_pcfs_total_breakpoints) into offsets;
+ *  capacity must be >= count + 1. */
+MPCF_API mpcf_status mpcf_pcfs_offsets(const mpcf_pcfs* pcfs,
+                                       uint64_t* offsets, uint64_t capacity);
+
+/** Copies the breakpoints of all functions, in order, into times and values
+ *  (each mpcf_pcfs_total_breakpoints elements of the collection's dtype;
+ *  capacity is the number of elements of each). Function i owns entries
+ *  offsets[i] .. offsets[i+1]-1 (mpcf_pcfs_offsets). */
+MPCF_API mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times,
+                                           void* values, uint64_t capacity);
+
+/* Files. A collection, with its shape and dtype, is saved in the mpcf PCF
+ * file format, version 1 (README.md, "Persistence barcodes, means and
+ * files", states it byte by byte): little-endian; the magic bytes
+ * 89 4D 50 43 46 0D 0A 1A, uint32 version 1, uint32 dtype (1 float32,
+ * 2 float64), uint64 ndim, uint64 n, uint64 total breakpoints, ndim uint64
+ * shape, n + 1 uint64 offsets, total times, total values, and the uint64
+ * FNV-1a hash of all the bytes before it. Loading checks every field, the
+ * length and the hash (MPCF_ERROR_INVALID_ARGUMENT, naming the problem:
+ * "not an mpcf PCF file", "truncated", "corrupt", an unreadable file), then
+ * validates the PCFs exactly as mpcf_pcfs_create does (MPCF_ERROR_INVALID_PCF,
+ * naming function and breakpoint). */
+
+/** Writes the collection to the file `path` (UTF-8 / native encoding). The
+ *  file is written under a temporary name next to it and renamed into place,
+ *  so a failure never leaves a partial file (an existing file is replaced
+ *  only on success). An I/O failure is MPCF_ERROR_INVALID_ARGUMENT with the
+ *  system's reason. */
+MPCF_API mpcf_status mpcf_pcfs_save(const mpcf_pcfs* pcfs, const char* path);
+
+/** Reads a collection written by mpcf_pcfs_save (or mpcf_pcfs_serialize). */
+MPCF_API mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out);
+
+/** Bytes of the file mpcf_pcfs_save would write. */
+MPCF_API mpcf_status mpcf_pcfs_serialized_size(const mpcf_pcfs* pcfs,
+                                               uint64_t* out);
+
+/** Writes the file's bytes into the caller's buffer `out` of `capacity`
+ *  bytes (at least mpcf_pcfs_serialized_size). */
+MPCF_API mpcf_status mpcf_pcfs_serialize(const mpcf_pcfs* pcfs, void* out,
+                                         uint64_t capacity);
+
+/** Reads a collection from `size` bytes at `data` (borrowed, only read during
+ *  the call), with the checks of mpcf_pcfs_load. */
+MPCF_API mpcf_status mpcf_pcfs_deserialize(const void* data, uint64_t size,
+                                           mpcf_pcfs** out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -21,6 +21,10 @@ using Libdl
 export PcfCollection, MpcfError,
        pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
        total_breakpoints, knn, kernel_matvec
+# [tda] barcodes, pointwise operations, read-out and files
+export betti_curve, stable_rank, accumulated_persistence,
+       pcf_sum, pcf_mean, pcf_combine, pcf_evaluate, breakpoints, to_list,
+       pcf_save, pcf_load
 
 # ===========================================================================
 # The C interface. Names mirror mpcf.h; tools/check_signatures.py checks every
@@ -83,6 +87,10 @@ const C_FUNCTIONS = (
     :mpcf_pdist_start, :mpcf_l2_kernel_start, :mpcf_cdist_start,
     :mpcf_lp_distance, :mpcf_l2_inner_product, :mpcf_lp_norm,
     :mpcf_knn_size, :mpcf_knn_start, :mpcf_kernel_matvec_start,
+    # [tda]
+    :mpcf_pcfs_from_barcodes, :mpcf_pcfs_reduce, :mpcf_pcfs_combine, :mpcf_pcfs_evaluate,
+    :mpcf_pcfs_offsets, :mpcf_pcfs_breakpoints, :mpcf_pcfs_save, :mpcf_pcfs_load,
+    :mpcf_pcfs_dtype, :mpcf_pcfs_count,
 )
 
 """
@@ -95,8 +103,6 @@ const UNWRAPPED = (
     :mpcf_l2_kernel => "l2_kernel runs as a task (mpcf_l2_kernel_start), see mpcf_pdist",
     :mpcf_cdist => "cdist runs as a task (mpcf_cdist_start), see mpcf_pdist",
     :mpcf_task_status => "the wait loop polls with mpcf_task_wait and a short timeout",
-    :mpcf_pcfs_count => "PcfCollection stores its length when it is created",
-    :mpcf_pcfs_dtype => "the element type is the type parameter T of PcfCollection{T}",
     :mpcf_pcfs_reshape => "collections are vectors in Julia; reshape the returned arrays instead",
     :mpcf_pcfs_ndim => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
     :mpcf_pcfs_shape => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
@@ -107,6 +113,10 @@ const UNWRAPPED = (
     :mpcf_pdist_stream_start => "see mpcf_pdist_stream",
     :mpcf_cdist_stream => "see mpcf_pdist_stream",
     :mpcf_cdist_stream_start => "see mpcf_pdist_stream",
+    # [tda]
+    :mpcf_pcfs_serialized_size => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
+    :mpcf_pcfs_serialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
+    :mpcf_pcfs_deserialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
 )
 
 # ===========================================================================
@@ -943,6 +953,278 @@ function lp_norm(X::PcfCollection{T}; p::Real = 1, window = nothing) where {T}
                      X, _p_value(p), pointer(out), UInt64(length(out)), opts)
     end
     return out
+end
+
+# ===========================================================================
+# [tda] Persistence barcodes, pointwise operations, read-out and files
+# ===========================================================================
+
+# enum mpcf_barcode_summary
+const MPCF_BETTI_CURVE = Cint(0)
+const MPCF_STABLE_RANK = Cint(1)
+const MPCF_ACCUMULATED_PERSISTENCE = Cint(2)
+# enum mpcf_reduction
+const MPCF_REDUCE_SUM = Cint(0)
+const MPCF_REDUCE_MEAN = Cint(1)
+# MPCF_ALL_AXES of mpcf.h, ((size_t)-1): reduce over the whole collection.
+const MPCF_ALL_AXES = typemax(Csize_t)
+
+# A (birth, death) pair given as a tuple or a pair of real numbers.
+_is_bar(x) = (x isa Tuple || x isa Pair) && length(x) == 2 && all(y -> y isa Real, x)
+
+# One barcode as a k×2 Float64 matrix of (birth, death) rows.
+function _barcode(b::AbstractMatrix, k::Int)
+    (size(b, 2) == 2 || isempty(b)) || throw(ArgumentError(
+        "barcode $k is a $(size(b, 1))×$(size(b, 2)) matrix; a barcode is a k×2 matrix of " *
+        "(birth, death) rows"))
+    return isempty(b) ? zeros(Float64, 0, 2) : Matrix{Float64}(b)
+end
+function _barcode(b::AbstractVector, k::Int)
+    bars = Matrix{Float64}(undef, length(b), 2)
+    for (j, bar) in enumerate(b)
+        _is_bar(bar) || throw(ArgumentError(
+            "bar $j of barcode $k is $(repr(bar)); a bar is a (birth, death) tuple of numbers"))
+        bars[j, 1] = Float64(first(bar))
+        bars[j, 2] = Float64(last(bar))
+    end
+    return bars
+end
+function _barcode(b, k::Int)
+    throw(ArgumentError("barcode $k is a $(typeof(b)); give a k×2 matrix of (birth, death) " *
+                        "rows or a vector of (birth, death) tuples"))
+end
+
+# One barcode (a matrix, or a vector of bars) or a vector of barcodes.
+function _barcodes(barcodes)
+    barcodes isa AbstractMatrix && return [_barcode(barcodes, 1)]
+    barcodes isa AbstractVector || throw(ArgumentError(
+        "barcodes must be a k×2 matrix, a vector of (birth, death) tuples or a vector of " *
+        "such barcodes; got a $(typeof(barcodes))"))
+    if !isempty(barcodes) && _is_bar(first(barcodes))
+        return [_barcode(barcodes, 1)]
+    end
+    return [_barcode(b, k) for (k, b) in enumerate(barcodes)]
+end
+
+function _from_barcodes(kind::Cint, barcodes, ::Type{T}) where {T<:Union{Float32,Float64}}
+    bcs = _barcodes(barcodes)
+    offsets = Vector{UInt64}(undef, length(bcs) + 1)
+    offsets[1] = 0
+    for (k, b) in enumerate(bcs)
+        offsets[k + 1] = offsets[k] + UInt64(size(b, 1))
+    end
+    # Interleaved (birth, death) pairs, barcode after barcode.
+    bars = Vector{Float64}(undef, 2 * Int(offsets[end]))
+    position = 1
+    for b in bcs
+        for j in 1:size(b, 1)
+            bars[position] = b[j, 1]
+            bars[position + 1] = b[j, 2]
+            position += 2
+        end
+    end
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    try
+        GC.@preserve offsets bars begin
+            @check ccall(_sym(:mpcf_pcfs_from_barcodes), Cint,
+                         (Cint, Cint, UInt64, Ptr{UInt64}, Ptr{Cdouble}, Ref{Ptr{mpcf_pcfs}}),
+                         kind, _dtype_code(T), UInt64(length(bcs)), pointer(offsets),
+                         pointer(bars), out)
+        end
+    catch err
+        # libmpcf names bars from 0 ("barcode 0, bar 1"); say so.
+        if err isa MpcfError && occursin("barcode ", err.msg)
+            throw(MpcfError(err.status, err.name, err.msg *
+                            " (libmpcf counts barcodes and bars from 0: barcode 0, bar 0 is " *
+                            "the first bar of the first barcode)"))
+        end
+        rethrow()
+    end
+    return PcfCollection{T}(_FromHandle(), out[], length(bcs))
+end
+
+"""
+    betti_curve(barcodes; T=Float64) -> PcfCollection{T}
+    stable_rank(barcodes; T=Float64) -> PcfCollection{T}
+    accumulated_persistence(barcodes; T=Float64) -> PcfCollection{T}
+
+PCFs summarising persistence barcodes, one per barcode. `barcodes` is one
+barcode (a `k×2` matrix of `(birth, death)` rows, or a vector of
+`(birth, death)` tuples) or a vector of barcodes. Deaths may be `Inf`;
+births must be finite and `birth <= death`.
+
+* Betti curve: `β(t) = #{bars: birth <= t < death}`;
+* stable rank (standard contour): `#{bars: death - birth > t}` for `t >= 0`;
+* accumulated persistence (Biscio & Møller 2019, arXiv:1611.00630): the sum
+  of `death - birth` over the bars with `(birth + death) / 2 <= t`; an
+  infinite bar never counts.
+
+Breakpoints are exact; infinite bars give constant tails; bars of length 0
+contribute nothing; a barcode without a bar of positive length gives the
+zero function `([0.0], [0.0])`. A bad bar raises an [`MpcfError`](@ref)
+naming the barcode and the bar (counted from 0).
+"""
+betti_curve(barcodes; T::Type = Float64) = _from_barcodes(MPCF_BETTI_CURVE, barcodes, T)
+
+"""
+    stable_rank(barcodes; T=Float64) -> PcfCollection{T}
+
+Stable ranks for the standard contour, `#{bars: death - birth > t}` for
+`t >= 0`; see [`betti_curve`](@ref) for the input and the edge cases.
+"""
+stable_rank(barcodes; T::Type = Float64) = _from_barcodes(MPCF_STABLE_RANK, barcodes, T)
+
+"""
+    accumulated_persistence(barcodes; T=Float64) -> PcfCollection{T}
+
+Accumulated persistence functions (Biscio & Møller 2019): the sum of the
+lengths of the bars whose meanage `(birth + death) / 2` is `<= t`; see
+[`betti_curve`](@ref) for the input and the edge cases.
+"""
+accumulated_persistence(barcodes; T::Type = Float64) =
+    _from_barcodes(MPCF_ACCUMULATED_PERSISTENCE, barcodes, T)
+
+function _reduce(X::PcfCollection{T}, op::Cint) where {T}
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    @check ccall(_sym(:mpcf_pcfs_reduce), Cint,
+                 (Ptr{mpcf_pcfs}, Cint, Csize_t, Ref{Ptr{mpcf_pcfs}}),
+                 X, op, MPCF_ALL_AXES, out)
+    return PcfCollection{T}(_FromHandle(), out[], 1)
+end
+
+"""
+    pcf_sum(X) -> PcfCollection{T}
+    pcf_mean(X) -> PcfCollection{T}
+
+The pointwise sum or mean of the functions of `X` (a `PcfCollection` or
+anything its constructor takes), as a collection of one function. Its
+breakpoints are the union of the inputs'; its value at each `t` is computed
+from the inputs' values at `t` in double precision (a balanced pairwise sum
+in index order) and rounded once. The mean of no function is an error.
+"""
+pcf_sum(X::PcfCollection) = _reduce(X, MPCF_REDUCE_SUM)
+pcf_sum(funcs::AbstractVector) = pcf_sum(PcfCollection(funcs))
+
+"""
+    pcf_mean(X) -> PcfCollection{T}
+
+The pointwise mean of the functions of `X`; see [`pcf_sum`](@ref).
+"""
+pcf_mean(X::PcfCollection) = _reduce(X, MPCF_REDUCE_MEAN)
+pcf_mean(funcs::AbstractVector) = pcf_mean(PcfCollection(funcs))
+
+"""
+    pcf_combine(X, Y; a=1, b=1) -> PcfCollection{T}
+
+The pointwise linear combination `a * X[i] + b * Y[i]` of each pair of
+functions. `X` and `Y` have the same length, or one of them has exactly one
+function, which is then combined with every function of the other (so
+`pcf_combine(X, pcf_mean(X); b = -1)` centres `X`). Both must have the same
+element type.
+"""
+function pcf_combine(X::PcfCollection{T}, Y::PcfCollection; a::Real = 1, b::Real = 1) where {T}
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    @check ccall(_sym(:mpcf_pcfs_combine), Cint,
+                 (Cdouble, Ptr{mpcf_pcfs}, Cdouble, Ptr{mpcf_pcfs}, Ref{Ptr{mpcf_pcfs}}),
+                 Float64(a), X, Float64(b), Y, out)
+    return PcfCollection{T}(_FromHandle(), out[], max(length(X), length(Y)))
+end
+
+"""
+    pcf_evaluate(X::PcfCollection{T}, t::AbstractVector) -> Matrix{T}
+    pcf_evaluate(X::PcfCollection{T}, t::Real) -> Vector{T}
+
+Every function of `X` at the times `t`: entry `(i, j)` is `X[i](t[j])` (0
+before the first breakpoint, the last value after the last one). `t` needs
+no order and may hold `±Inf`, not `NaN`.
+"""
+function pcf_evaluate(X::PcfCollection{T}, t::AbstractVector{<:Real}) where {T}
+    times = Vector{Float64}(t)
+    # libmpcf writes row-major (i * nt + j): a column-major nt×n matrix
+    # receives exactly that, and its transpose is the result.
+    buffer = Matrix{T}(undef, length(times), length(X))
+    GC.@preserve X times buffer begin
+        @check ccall(_sym(:mpcf_pcfs_evaluate), Cint,
+                     (Ptr{mpcf_pcfs}, Ptr{Cdouble}, UInt64, Ptr{Cvoid}, UInt64),
+                     X, pointer(times), UInt64(length(times)), pointer(buffer),
+                     UInt64(length(buffer)))
+    end
+    return permutedims(buffer)
+end
+
+pcf_evaluate(X::PcfCollection, t::Real) = vec(pcf_evaluate(X, [t]))
+
+"""
+    breakpoints(X::PcfCollection{T}) -> (offsets::Vector{UInt64}, times::Vector{T}, values::Vector{T})
+
+The breakpoints of all functions in CSR form, 0-based like the C API:
+function `i` has `times[offsets[i]+1 : offsets[i+1]]` and the same range of
+`values`. `PcfCollection(offsets, times, values)` rebuilds the collection.
+"""
+function breakpoints(X::PcfCollection{T}) where {T}
+    total = total_breakpoints(X)
+    offsets = Vector{UInt64}(undef, length(X) + 1)
+    times = Vector{T}(undef, total)
+    values = Vector{T}(undef, total)
+    GC.@preserve X offsets times values begin
+        @check ccall(_sym(:mpcf_pcfs_offsets), Cint, (Ptr{mpcf_pcfs}, Ptr{UInt64}, UInt64),
+                     X, pointer(offsets), UInt64(length(offsets)))
+        @check ccall(_sym(:mpcf_pcfs_breakpoints), Cint,
+                     (Ptr{mpcf_pcfs}, Ptr{Cvoid}, Ptr{Cvoid}, UInt64),
+                     X, pointer(times), pointer(values), UInt64(total))
+    end
+    return offsets, times, values
+end
+
+"""
+    to_list(X::PcfCollection{T}) -> Vector{Tuple{Vector{T},Vector{T}}}
+
+The functions of `X` as `(times, values)` tuples (which `PcfCollection`
+accepts back).
+"""
+function to_list(X::PcfCollection{T}) where {T}
+    offsets, times, values = breakpoints(X)
+    return [(times[Int(offsets[i]) + 1:Int(offsets[i + 1])],
+             values[Int(offsets[i]) + 1:Int(offsets[i + 1])]) for i in 1:length(X)]
+end
+
+"""
+    pcf_save(path, X::PcfCollection)
+    pcf_load(path) -> PcfCollection{T}
+
+Save a collection to, or load one from, a file in the mpcf PCF file format
+(the format of the C API's `mpcf_pcfs_save`, Python's `mpcf.save`, R's
+`pcf_save` and the `mpcf` CLI). Saving writes a temporary file and renames
+it into place. Loading checks the file (magic, version, length, checksum)
+and validates its functions; the element type `T` is the file's. A tensor
+shape stored in the file is flattened (row-major): Julia collections are
+vectors.
+"""
+function pcf_save(path::AbstractString, X::PcfCollection)
+    @check ccall(_sym(:mpcf_pcfs_save), Cint, (Ptr{mpcf_pcfs}, Cstring), X, String(path))
+    return nothing
+end
+
+"""
+    pcf_load(path) -> PcfCollection{T}
+
+Load a collection saved in the mpcf PCF file format; see [`pcf_save`](@ref).
+"""
+function pcf_load(path::AbstractString)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    @check ccall(_sym(:mpcf_pcfs_load), Cint, (Cstring, Ref{Ptr{mpcf_pcfs}}), String(path), out)
+    ptr = out[]
+    dtype = Ref{Cint}(0)
+    count = Ref{UInt64}(0)
+    try
+        @check ccall(_sym(:mpcf_pcfs_dtype), Cint, (Ptr{mpcf_pcfs}, Ref{Cint}), ptr, dtype)
+        @check ccall(_sym(:mpcf_pcfs_count), Cint, (Ptr{mpcf_pcfs}, Ref{UInt64}), ptr, count)
+    catch
+        ccall(_sym(:mpcf_pcfs_destroy), Cvoid, (Ptr{mpcf_pcfs},), ptr)
+        rethrow()
+    end
+    T = dtype[] == MPCF_FLOAT32 ? Float32 : Float64
+    return PcfCollection{T}(_FromHandle(), ptr, count[])
 end
 
 end # module Mpcf

@@ -380,4 +380,126 @@ end
     @test occursin("libmpcf_missing.so", msg)
 end
 
+# ---------------------------------------------------------------------------
+# [tda] barcodes, pointwise operations, read-out and files
+# ---------------------------------------------------------------------------
+
+# Reference summaries, literally from their definitions.
+ref_betti(bars, t) = count(b -> b[1] <= t < b[2], bars)
+ref_stable_rank(bars, t) = t < 0 ? 0 : count(b -> b[2] - b[1] > t, bars)
+
+# A random barcode of dyadic numbers (every value exact), some bars infinite.
+function random_barcode(g::Lcg, k)
+    bars = Tuple{Float64,Float64}[]
+    for _ in 1:k
+        b = (next_int!(g, 64) - 33) / 8
+        len = (next_int!(g, 33) - 1) / 8
+        push!(bars, (b, next_unit!(g) < 0.1 ? Inf : b + len))
+    end
+    return bars
+end
+
+@testset "barcodes: hand-worked" begin
+    bars = [0.0 2.0; 1.0 3.0; 1.0 Inf]
+    @test to_list(betti_curve(bars)) == [([0.0, 1.0, 2.0, 3.0], [1.0, 3.0, 2.0, 1.0])]
+    @test to_list(stable_rank(bars)) == [([0.0, 2.0], [3.0, 1.0])]
+    @test to_list(accumulated_persistence(bars)) == [([1.0, 2.0], [2.0, 4.0])]
+    @test to_list(betti_curve([(0.0, 2.0), (1.0, 3.0), (1.0, Inf)])) == to_list(betti_curve(bars))
+    X = stable_rank([bars, zeros(0, 2), [(5.0, 5.0)]]; T = Float32)
+    @test X isa PcfCollection{Float32}
+    @test length(X) == 3
+    @test to_list(X)[2] == (Float32[0.0], Float32[0.0])   # empty barcode: the zero function
+    @test to_list(X)[3] == (Float32[0.0], Float32[0.0])   # length 0 contributes nothing
+    @test pcf_evaluate(betti_curve(bars), [-1.0, 0.5, 1.0, 2.5, 1e9]) == [0.0 1.0 3.0 2.0 1.0]
+end
+
+@testset "barcodes: against the reference" begin
+    g = Lcg(0x5eed)
+    barcodes = [random_barcode(g, next_int!(g, 20)) for _ in 1:40]
+    B = betti_curve(barcodes)
+    S = stable_rank(barcodes)
+    for (k, bars) in enumerate(barcodes)
+        probes = sort(unique(vcat(-10.0, 100.0, [b[1] for b in bars],
+                                  [b[2] for b in bars if isfinite(b[2])],
+                                  [b[2] - b[1] for b in bars if isfinite(b[2])])))
+        probes = vcat(probes, probes .+ 1 / 64)
+        @test vec(pcf_evaluate(PcfCollection([to_list(B)[k]]), probes)) ==
+              [Float64(ref_betti(bars, t)) for t in probes]
+        @test vec(pcf_evaluate(PcfCollection([to_list(S)[k]]), probes)) ==
+              [Float64(ref_stable_rank(bars, t)) for t in probes]
+    end
+end
+
+@testset "barcodes: bad bars" begin
+    msg(f) = try
+        f()
+        ""
+    catch e
+        e isa MpcfError ? e.msg : sprint(showerror, e)
+    end
+    @test occursin("barcode 1, bar 0", msg(() -> betti_curve([[(0.0, 1.0)], [(3.0, 2.0)]])))
+    @test occursin("counts barcodes and bars from 0", msg(() -> betti_curve([(3.0, 2.0)])))
+    @test occursin("NaN", msg(() -> stable_rank([(NaN, 2.0)])))
+    @test occursin("infinite", msg(() -> stable_rank([(Inf, Inf)])))
+    @test_throws MpcfError accumulated_persistence([(-Inf, 1.0)])
+    @test_throws ArgumentError betti_curve([0.0 1.0 2.0])
+    @test_throws ArgumentError betti_curve("0,1")
+    @test_throws ArgumentError betti_curve([[(0.0, 1.0)], [1.0, 2.0]])
+end
+
+@testset "sum, mean, combine, evaluate" begin
+    f = ([0.0, 2.0], [1.0, 0.0])
+    g = ([1.0, 3.0], [3.0, 0.0])
+    h = ([0.0], [3.0])
+    X = PcfCollection([f, g, h])
+    @test to_list(pcf_sum(X)) == [([0.0, 1.0, 2.0, 3.0], [4.0, 7.0, 6.0, 3.0])]
+    @test to_list(pcf_mean([f, g])) == [([0.0, 1.0, 2.0, 3.0], [0.5, 2.0, 1.5, 0.0])]
+    @test to_list(pcf_sum(PcfCollection([f, ([0.0, 2.0], [-1.0, 0.0])]))) == [([0.0], [0.0])]
+    @test_throws MpcfError pcf_mean(PcfCollection(Tuple{Vector{Float64},Vector{Float64}}[]))
+    C = pcf_combine(X, PcfCollection([([1.0, 2.0], [1.0, 0.0])]); a = 2, b = -1)
+    @test length(C) == 3
+    @test to_list(C)[1] == ([0.0, 1.0, 2.0], [2.0, 1.0, 0.0])
+    @test to_list(C)[3] == ([0.0, 1.0, 2.0], [6.0, 5.0, 6.0])
+    @test_throws MpcfError pcf_combine(X, PcfCollection([f, g]))
+    @test_throws MpcfError pcf_combine(X, X; a = Inf)
+    t = [2.5, -Inf, 0.0, 1.0, Inf]
+    E = pcf_evaluate(X, t)
+    @test E == [ref_value(F, x) for F in (f, g, h), x in t]
+    @test E isa Matrix{Float64}
+    @test pcf_evaluate(X, 1.0) == [1.0, 3.0, 3.0]
+    @test_throws MpcfError pcf_evaluate(X, [0.0, NaN])
+    X32 = PcfCollection{Float32}([f, g])
+    @test pcf_evaluate(X32, [1.5]) == reshape(Float32[1.0, 3.0], 2, 1)
+end
+
+@testset "read-out and files" begin
+    f = ([0.0, 1.0], [3.0, 0.0])
+    g = ([0.5], [1.0])
+    X = PcfCollection([f, g])
+    offsets, times, values = breakpoints(X)
+    @test offsets == UInt64[0, 2, 3]
+    @test times == [0.0, 1.0, 0.5]
+    @test values == [3.0, 0.0, 1.0]
+    @test to_list(X) == [f, g]
+    dir = mktempdir()
+    for T in (Float32, Float64)
+        path = joinpath(dir, "x$T.mpcf")
+        pcf_save(path, PcfCollection{T}([f, g]))
+        Y = pcf_load(path)
+        @test Y isa PcfCollection{T}
+        @test to_list(Y) == [(T.(f[1]), T.(f[2])), (T.(g[1]), T.(g[2]))]
+    end
+    bad = joinpath(dir, "bad.mpcf")
+    write(bad, "id,t,v\na,0,1\n")
+    err = try
+        pcf_load(bad)
+        nothing
+    catch e
+        e
+    end
+    @test err isa MpcfError && occursin("not an mpcf PCF file", err.msg)
+    @test_throws MpcfError pcf_load(joinpath(dir, "missing.mpcf"))
+    @test_throws MpcfError pcf_save(joinpath(dir, "no", "dir.mpcf"), X)
+end
+
 end # @testset "Mpcf"

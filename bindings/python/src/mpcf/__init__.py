@@ -73,6 +73,17 @@ def __getattr__(name: str):
         return KernelOperator
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+# [tda] persistence barcodes, pointwise operations and files
+from ._tda import (
+    accumulated_persistence,
+    betti_curve,
+    combine,
+    evaluate,
+    mean,
+    stable_rank,
+    sum,
+)
+from ._io import load, save
 
 #: Version of the loaded libmpcf ("MAJOR.MINOR.PATCH"); checked at import
 #: against the version of mpcf.h this package was built with.
@@ -105,4 +116,14 @@ __all__ = [
     "InternalError",
     "CudaFallbackWarning",
     "__version__",
+    # [tda]
+    "betti_curve",
+    "stable_rank",
+    "accumulated_persistence",
+    "mean",
+    "sum",
+    "combine",
+    "evaluate",
+    "save",
+    "load",
 ]

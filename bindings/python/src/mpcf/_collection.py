@@ -261,6 +261,62 @@ class PcfCollection:
             f"total_breakpoints={self._total})"
         )
 
+    # ---- [tda] read-out and pickling ----------------------------------
+
+    def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The breakpoints in CSR form: ``(offsets, times, values)``.
+
+        PCF i (row-major over the shape) has the breakpoints
+        ``times[offsets[i]:offsets[i+1]]``, ``values[offsets[i]:offsets[i+1]]``;
+        ``offsets`` is uint64 with ``size + 1`` entries, ``times`` and
+        ``values`` have the collection's dtype. Fresh arrays (copies).
+
+        Examples
+        --------
+        >>> import mpcf
+        >>> mpcf.PcfCollection([[(0, 3), (1, 0)], [(0, 1)]]).to_csr()
+        (array([0, 2, 3], dtype=uint64), array([0., 1., 0.]), array([3., 0., 1.]))
+        """
+        offsets = np.empty(self.size + 1, dtype=np.uint64)
+        check(swig.mpcf_pcfs_offsets(self._handle, address(offsets), offsets.size))
+        times = np.empty(self._total, dtype=self._dtype)
+        values = np.empty(self._total, dtype=self._dtype)
+        if self._total:
+            check(swig.mpcf_pcfs_breakpoints(self._handle, address(times), address(values), self._total))
+        return offsets, times, values
+
+    def to_list(self) -> Any:
+        """The PCFs as ``(m, 2)`` arrays of ``(t, v)`` rows, in nested lists
+        following the shape (like ``numpy.ndarray.tolist``): a list for shape
+        ``(n,)``, a list of lists for ``(n, k)``, the array itself for ``()``.
+
+        Examples
+        --------
+        >>> import mpcf
+        >>> mpcf.PcfCollection([[(0, 3), (1, 0)], [(0, 1)]]).to_list()
+        [array([[0., 3.],
+               [1., 0.]]), array([[0., 1.]])]
+        """
+        offsets, times, values = self.to_csr()
+        points = np.stack([times, values], axis=1)
+        flat = [points[int(offsets[i]) : int(offsets[i + 1])] for i in range(self.size)]
+        if not self._shape:
+            return flat[0]
+
+        def nest(items: List[np.ndarray], shape: Tuple[int, ...]) -> List[Any]:
+            if len(shape) == 1:
+                return list(items)
+            step = len(items) // shape[0] if shape[0] else 0
+            return [nest(items[k * step : (k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+        return nest(flat, self._shape)
+
+    def __reduce__(self):
+        # Pickles as the bytes of its PCF file (mpcf.save's format).
+        from ._io import from_bytes, to_bytes
+
+        return (from_bytes, (to_bytes(self), self._shape))
+
 
 def _shape_tuple(shape: Any) -> Tuple[int, ...]:
     if isinstance(shape, numbers.Integral):

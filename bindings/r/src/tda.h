@@ -1,0 +1,18 @@
+// .Call entry points of tda.cpp (barcodes, pointwise operations, read-out
+// and files), registered in glue.cpp.
+#ifndef RMPCF_TDA_H
+#define RMPCF_TDA_H
+
+#include <Rinternals.h>
+
+extern "C" {
+SEXP rmpcf_from_barcodes(SEXP kind, SEXP offsets, SEXP bars);
+SEXP rmpcf_reduce(SEXP ptr, SEXP op);
+SEXP rmpcf_combine(SEXP xptr, SEXP yptr, SEXP a, SEXP b);
+SEXP rmpcf_evaluate(SEXP ptr, SEXP t);
+SEXP rmpcf_breakpoints(SEXP ptr);
+SEXP rmpcf_save(SEXP ptr, SEXP path);
+SEXP rmpcf_load(SEXP path);
+}
+
+#endif

@@ -1,0 +1,30 @@
+/* The inputs of the CLI's commands beyond PCF CSV files: persistence
+ * barcodes in CSV ('id,birth,death', --from-barcodes) turned into PCFs by
+ * libmpcf, and PCF files in the mpcf binary format (mpcf_pcfs_save, Python's
+ * mpcf.save, ...), recognised by their first byte. Either way the result
+ * is a csv_pcfs, as csv_read_pcfs makes it, so the rest of the tool does not
+ * care where the functions came from. */
+#ifndef MPCF_CLI_INPUTS_H
+#define MPCF_CLI_INPUTS_H
+
+#include <stddef.h>
+
+#include "csv_reader.h"
+#include "mpcf/mpcf.h"
+
+typedef enum cli_barcodes {
+  CLI_BARCODES_NONE = 0, /* the input holds PCFs */
+  CLI_BARCODES_BETTI,
+  CLI_BARCODES_STABLE_RANK,
+  CLI_BARCODES_ACCUMULATED_PERSISTENCE
+} cli_barcodes;
+
+/** Reads the input `path` ("-" = standard input) into *out in `dtype`:
+ *  a PCF file when it starts with the format's magic byte 0x89, else a
+ *  barcode CSV when `barcodes` is not CLI_BARCODES_NONE, else a PCF CSV.
+ *  Returns CSV_OK or a failure status with a one-line message in err.
+ *  Functions read from a PCF file get the ids "0", "1", ... */
+csv_status cli_read_input(const char* path, const char* display_name, mpcf_dtype dtype,
+                          cli_barcodes barcodes, csv_pcfs* out, char* err, size_t err_size);
+
+#endif /* MPCF_CLI_INPUTS_H */

@@ -1,0 +1,372 @@
+// C API entry points for persistence barcodes, pointwise operations
+// (reductions, linear combinations, evaluation), the read-out of a
+// collection's breakpoints and PCF files. Like api.cpp, every entry point
+// runs through api_entry() and checks every argument before writing anything.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api_support.hpp"
+#include "handles.hpp"
+#include "mpcf/core/errors.hpp"
+#include "mpcf/core/pcf_file.hpp"
+#include "mpcf/core/pointwise.hpp"
+#include "mpcf/core/tda.hpp"
+#include "mpcf/mpcf.h"
+
+using mpcf::InvalidArgument;
+
+namespace {
+
+using namespace mpcf::capi;
+
+// A new handle around a collection built here, with the given shape.
+template <typename T>
+mpcf_pcfs* new_handle(std::shared_ptr<const mpcf::PcfCollection<T>> c,
+                      std::vector<std::uint64_t> shape) {
+  auto handle = std::make_unique<mpcf_pcfs>();
+  handle->dtype = sizeof(T) == 4 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  handle->shape = std::move(shape);
+  if constexpr (sizeof(T) == 4) {
+    handle->f32 = std::move(c);
+  } else {
+    handle->f64 = std::move(c);
+  }
+  return handle.release();
+}
+
+mpcf::BarcodeSummary barcode_summary(const mpcf_barcode_summary& kind) {
+  switch (raw_enum(kind)) {
+    case MPCF_BETTI_CURVE: return mpcf::BarcodeSummary::BettiCurve;
+    case MPCF_STABLE_RANK: return mpcf::BarcodeSummary::StableRank;
+    case MPCF_ACCUMULATED_PERSISTENCE: return mpcf::BarcodeSummary::AccumulatedPersistence;
+  }
+  throw InvalidArgument("kind " + std::to_string(raw_enum(kind)) +
+                        " is not an mpcf_barcode_summary value (MPCF_BETTI_CURVE, "
+                        "MPCF_STABLE_RANK or MPCF_ACCUMULATED_PERSISTENCE)");
+}
+
+mpcf::Reduction reduction(const mpcf_reduction& op) {
+  switch (raw_enum(op)) {
+    case MPCF_REDUCE_SUM: return mpcf::Reduction::Sum;
+    case MPCF_REDUCE_MEAN: return mpcf::Reduction::Mean;
+  }
+  throw InvalidArgument("op " + std::to_string(raw_enum(op)) +
+                        " is not an mpcf_reduction value (MPCF_REDUCE_SUM or MPCF_REDUCE_MEAN)");
+}
+
+template <typename T>
+mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis) {
+  const auto& data = X->get<T>()->data();
+  const std::vector<std::uint64_t>& shape = X->shape;
+  if (axis == MPCF_ALL_AXES) {
+    return new_handle<T>(mpcf::reduce(data, op, 1, X->count(), 1), {1});
+  }
+  std::uint64_t outer = 1, inner = 1;
+  std::vector<std::uint64_t> rest;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (k == axis) continue;
+    (k < axis ? outer : inner) *= shape[k];
+    rest.push_back(shape[k]);
+  }
+  if (rest.empty()) rest.push_back(1);
+  return new_handle<T>(mpcf::reduce(data, op, outer * inner, shape[axis], inner), rest);
+}
+
+void check_path(const char* path) {
+  require(path, "path");
+  if (*path == '\0') throw InvalidArgument("argument 'path' is an empty string");
+}
+
+[[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
+  throw InvalidArgument("cannot " + what + " '" + path + "': " + std::strerror(err));
+}
+
+class FileSink final : public mpcf::pcf_file::Sink {
+ public:
+  FileSink(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
+  void write(const void* data, std::size_t bytes) override {
+    if (bytes > 0 && std::fwrite(data, 1, bytes, f_) != bytes) io_error("write", path_, errno);
+  }
+
+ private:
+  std::FILE* f_;
+  std::string path_;
+};
+
+class BufferSink final : public mpcf::pcf_file::Sink {
+ public:
+  explicit BufferSink(unsigned char* out) : out_(out) {}
+  void write(const void* data, std::size_t bytes) override {
+    std::memcpy(out_ + written_, data, bytes);
+    written_ += bytes;
+  }
+
+ private:
+  unsigned char* out_;
+  std::size_t written_ = 0;
+};
+
+class FileSource final : public mpcf::pcf_file::Source {
+ public:
+  FileSource(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
+  void read(void* data, std::size_t bytes) override {
+    if (bytes == 0) return;
+    errno = 0;
+    if (std::fread(data, 1, bytes, f_) != bytes) {
+      if (std::ferror(f_)) io_error("read", path_, errno ? errno : EIO);
+      throw InvalidArgument("file '" + path_ + "' ended early (it was changed while being read)");
+    }
+  }
+
+ private:
+  std::FILE* f_;
+  std::string path_;
+};
+
+class BufferSource final : public mpcf::pcf_file::Source {
+ public:
+  explicit BufferSource(const unsigned char* data) : data_(data) {}
+  void read(void* data, std::size_t bytes) override {
+    std::memcpy(data, data_ + position_, bytes);
+    position_ += bytes;
+  }
+
+ private:
+  const unsigned char* data_;
+  std::size_t position_ = 0;
+};
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+std::uint64_t serialized_size(const mpcf_pcfs* pcfs) {
+  return mpcf::pcf_file::file_size(pcfs->shape.size(), pcfs->count(), pcfs->total_breakpoints(),
+                                   pcfs->dtype == MPCF_FLOAT32 ? 4 : 8);
+}
+
+void write_file(mpcf::pcf_file::Sink& sink, const mpcf_pcfs* pcfs) {
+  if (pcfs->dtype == MPCF_FLOAT32) {
+    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f32->data());
+  } else {
+    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f64->data());
+  }
+}
+
+mpcf_pcfs* handle_of(mpcf::pcf_file::Loaded loaded) {
+  if (loaded.dtype == mpcf::pcf_file::kFloat32) {
+    return new_handle<float>(std::move(loaded.f32), std::move(loaded.shape));
+  }
+  return new_handle<double>(std::move(loaded.f64), std::move(loaded.shape));
+}
+
+// A temporary name next to `path` that no other call (thread or process)
+// uses at the same time.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  return path + ".mpcf-tmp-" + std::to_string(static_cast<long>(::getpid())) + "-" +
+         std::to_string(counter.fetch_add(1));
+}
+
+void save(const mpcf_pcfs* pcfs, const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw InvalidArgument("cannot write '" + path + "': it is a directory");
+  }
+  const std::string temp = temporary_name(path);
+  errno = 0;
+  FilePtr f(std::fopen(temp.c_str(), "wbx"));
+  if (!f) io_error("create", path, errno);
+  try {
+    FileSink sink(f.get(), path);
+    write_file(sink, pcfs);
+    errno = 0;
+    if (std::fflush(f.get()) != 0) io_error("write", path, errno);
+    if (std::fclose(f.release()) != 0) io_error("write", path, errno);
+    if (std::rename(temp.c_str(), path.c_str()) != 0) io_error("write", path, errno);
+  } catch (...) {
+    f.reset();
+    std::remove(temp.c_str());
+    throw;
+  }
+}
+
+mpcf_pcfs* load(const std::string& path) {
+  errno = 0;
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) io_error("open", path, errno);
+  struct stat st;
+  if (::fstat(::fileno(f.get()), &st) != 0) io_error("read", path, errno);
+  if (S_ISDIR(st.st_mode)) throw InvalidArgument("cannot read '" + path + "': it is a directory");
+  const std::string what = "file '" + path + "'";
+  if (S_ISREG(st.st_mode)) {
+    FileSource source(f.get(), path);
+    return handle_of(mpcf::pcf_file::read(source, static_cast<std::uint64_t>(st.st_size), what));
+  }
+  // A pipe or device: its size is known only once it has been read.
+  std::vector<unsigned char> bytes;
+  unsigned char chunk[1 << 16];
+  std::size_t got = 0;
+  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  }
+  if (std::ferror(f.get())) io_error("read", path, errno ? errno : EIO);
+  BufferSource source(bytes.data());
+  return handle_of(mpcf::pcf_file::read(source, bytes.size(), what));
+}
+
+}  // namespace
+
+extern "C" {
+
+mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind, mpcf_dtype dtype, uint64_t n,
+                                    const uint64_t* offsets, const double* bars,
+                                    mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_from_barcodes", [&] {
+    require(out, "out");
+    const mpcf::BarcodeSummary summary = barcode_summary(kind);
+    check_dtype(dtype);
+    require(offsets, "offsets");
+    if (offsets[n] > 0) require(bars, "bars");
+    if (raw_enum(dtype) == MPCF_FLOAT32) {
+      *out = new_handle<float>(mpcf::pcfs_from_barcodes<float>(summary, n, offsets, bars), {n});
+    } else {
+      *out = new_handle<double>(mpcf::pcfs_from_barcodes<double>(summary, n, offsets, bars), {n});
+    }
+  });
+}
+
+mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op, size_t axis, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_reduce", [&] {
+    require(X, "X");
+    require(out, "out");
+    const mpcf::Reduction r = reduction(op);
+    if (axis != MPCF_ALL_AXES && axis >= X->shape.size()) {
+      throw InvalidArgument("axis " + std::to_string(axis) + " is out of range for a shape of " +
+                            std::to_string(X->shape.size()) +
+                            " dimension(s); use 0 .. ndim-1 or MPCF_ALL_AXES");
+    }
+    *out = X->dtype == MPCF_FLOAT32 ? reduce_typed<float>(X, r, axis)
+                                    : reduce_typed<double>(X, r, axis);
+  });
+}
+
+mpcf_status mpcf_pcfs_combine(double a, const mpcf_pcfs* X, double b, const mpcf_pcfs* Y,
+                              mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_combine", [&] {
+    require(X, "X");
+    require(Y, "Y");
+    require(out, "out");
+    check_same_dtype(X, Y);
+    const bool from_y = X->count() == 1 && Y->count() != 1;
+    std::vector<std::uint64_t> shape = from_y ? Y->shape : X->shape;
+    if (X->dtype == MPCF_FLOAT32) {
+      *out = new_handle<float>(mpcf::combine(a, X->f32->data(), b, Y->f32->data()), shape);
+    } else {
+      *out = new_handle<double>(mpcf::combine(a, X->f64->data(), b, Y->f64->data()), shape);
+    }
+  });
+}
+
+mpcf_status mpcf_pcfs_evaluate(const mpcf_pcfs* X, const double* t, uint64_t nt, void* out,
+                               uint64_t capacity) {
+  return api_entry("mpcf_pcfs_evaluate", [&] {
+    require(X, "X");
+    if (nt > 0) require(t, "t");
+    const std::uint64_t n = X->count();
+    if (nt > 0 && n > std::numeric_limits<std::uint64_t>::max() / nt) {
+      throw InvalidArgument("count(X) * nt overflows 64 bits");
+    }
+    check_capacity(n * nt, capacity, out);
+    if (X->dtype == MPCF_FLOAT32) {
+      mpcf::evaluate(X->f32->data(), t, nt, static_cast<float*>(out));
+    } else {
+      mpcf::evaluate(X->f64->data(), t, nt, static_cast<double*>(out));
+    }
+  });
+}
+
+mpcf_status mpcf_pcfs_offsets(const mpcf_pcfs* pcfs, uint64_t* offsets, uint64_t capacity) {
+  return api_entry("mpcf_pcfs_offsets", [&] {
+    require(pcfs, "pcfs");
+    check_capacity(pcfs->count() + 1, capacity, offsets, "offsets");
+    const auto& src = pcfs->dtype == MPCF_FLOAT32 ? pcfs->f32->data().offsets()
+                                                  : pcfs->f64->data().offsets();
+    std::copy(src.begin(), src.end(), offsets);
+  });
+}
+
+mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times, void* values,
+                                  uint64_t capacity) {
+  return api_entry("mpcf_pcfs_breakpoints", [&] {
+    require(pcfs, "pcfs");
+    const std::uint64_t total = pcfs->total_breakpoints();
+    check_capacity(total, capacity, times, "times");
+    check_capacity(total, capacity, values, "values");
+    auto copy = [&](const auto& points, auto* t, auto* v) {
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        t[k] = points[k].t;
+        v[k] = points[k].v;
+      }
+    };
+    if (pcfs->dtype == MPCF_FLOAT32) {
+      copy(pcfs->f32->data().elements(), static_cast<float*>(times), static_cast<float*>(values));
+    } else {
+      copy(pcfs->f64->data().elements(), static_cast<double*>(times), static_cast<double*>(values));
+    }
+  });
+}
+
+mpcf_status mpcf_pcfs_save(const mpcf_pcfs* pcfs, const char* path) {
+  return api_entry("mpcf_pcfs_save", [&] {
+    require(pcfs, "pcfs");
+    check_path(path);
+    save(pcfs, path);
+  });
+}
+
+mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_load", [&] {
+    require(out, "out");
+    check_path(path);
+    *out = load(path);
+  });
+}
+
+mpcf_status mpcf_pcfs_serialized_size(const mpcf_pcfs* pcfs, uint64_t* out) {
+  return api_entry("mpcf_pcfs_serialized_size", [&] {
+    require(pcfs, "pcfs");
+    require(out, "out");
+    *out = serialized_size(pcfs);
+  });
+}
+
+mpcf_status mpcf_pcfs_serialize(const mpcf_pcfs* pcfs, void* out, uint64_t capacity) {
+  return api_entry("mpcf_pcfs_serialize", [&] {
+    require(pcfs, "pcfs");
+    check_capacity(serialized_size(pcfs), capacity, out);
+    BufferSink sink(static_cast<unsigned char*>(out));
+    write_file(sink, pcfs);
+  });
+}
+
+mpcf_status mpcf_pcfs_deserialize(const void* data, uint64_t size, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_deserialize", [&] {
+    require(out, "out");
+    if (size > 0) require(data, "data");
+    BufferSource source(static_cast<const unsigned char*>(data));
+    *out = handle_of(mpcf::pcf_file::read(source, size, "the buffer"));
+  });
+}
+
+}  // extern "C"

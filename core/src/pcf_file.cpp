@@ -1,0 +1,248 @@
+#include "mpcf/core/pcf_file.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "mpcf/core/errors.hpp"
+
+namespace mpcf::pcf_file {
+
+namespace {
+
+constexpr std::uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
+
+void fnv1a(std::uint64_t& h, const unsigned char* p, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    h ^= p[k];
+    h *= kFnvPrime;
+  }
+}
+
+// Reverses the bytes of each `width`-byte element in place (big-endian hosts).
+void swap_elements(unsigned char* p, std::size_t count, std::size_t width) {
+  for (std::size_t k = 0; k < count; ++k) std::reverse(p + k * width, p + (k + 1) * width);
+}
+
+constexpr bool kLittle = std::endian::native == std::endian::little;
+
+// Writes little-endian elements through the sink and the hash.
+class Writer {
+ public:
+  explicit Writer(Sink& sink) : sink_(sink) {}
+
+  void bytes(const void* data, std::size_t n) {
+    fnv1a(hash_, static_cast<const unsigned char*>(data), n);
+    sink_.write(data, n);
+  }
+
+  template <typename E>
+  void elements(const E* data, std::size_t count) {
+    if constexpr (kLittle) {
+      bytes(data, count * sizeof(E));
+    } else {
+      unsigned char chunk[1 << 16];
+      const std::size_t per = sizeof chunk / sizeof(E);
+      for (std::size_t done = 0; done < count;) {
+        const std::size_t k = std::min(per, count - done);
+        std::memcpy(chunk, data + done, k * sizeof(E));
+        swap_elements(chunk, k, sizeof(E));
+        bytes(chunk, k * sizeof(E));
+        done += k;
+      }
+    }
+  }
+
+  template <typename E>
+  void scalar(E value) {
+    elements(&value, 1);
+  }
+
+  std::uint64_t hash() const { return hash_; }
+
+ private:
+  Sink& sink_;
+  std::uint64_t hash_ = kFnvBasis;
+};
+
+class Reader {
+ public:
+  explicit Reader(Source& source) : source_(source) {}
+
+  template <typename E>
+  void elements(E* data, std::size_t count) {
+    auto* p = reinterpret_cast<unsigned char*>(data);
+    // In chunks, so that a huge count is read and hashed piecewise.
+    const std::size_t total = count * sizeof(E);
+    for (std::size_t done = 0; done < total;) {
+      const std::size_t k = std::min<std::size_t>(std::size_t{1} << 24, total - done);
+      source_.read(p + done, k);
+      fnv1a(hash_, p + done, k);
+      done += k;
+    }
+    if constexpr (!kLittle) swap_elements(p, count, sizeof(E));
+  }
+
+  template <typename E>
+  E scalar() {
+    E value;
+    elements(&value, 1);
+    return value;
+  }
+
+  std::uint64_t hash() const { return hash_; }
+
+ private:
+  Source& source_;
+  std::uint64_t hash_ = kFnvBasis;
+};
+
+template <typename T>
+void read_breakpoints(Reader& r, std::uint64_t total, std::vector<T>& times,
+                      std::vector<T>& values) {
+  times.resize(total);
+  values.resize(total);
+  r.elements(times.data(), times.size());
+  r.elements(values.data(), values.size());
+}
+
+std::string count_text(std::uint64_t x, const char* unit) {
+  return std::to_string(x) + " " + unit + (x == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::uint64_t file_size(std::uint64_t ndim, std::uint64_t n, std::uint64_t total,
+                        std::uint64_t element_bytes) {
+  // Each term is bounded before it is added, so nothing wraps around.
+  constexpr std::uint64_t kLimit = std::numeric_limits<std::uint64_t>::max() / 64;
+  if (ndim > kLimit || n >= kLimit || total > kLimit / 2) {
+    throw InvalidArgument("the header describes a collection too large to exist (n = " +
+                          std::to_string(n) + ", total = " + std::to_string(total) + ")");
+  }
+  return kHeaderBytes + 8 * ndim + 8 * (n + 1) + 2 * element_bytes * total + 8;
+}
+
+template <typename T>
+void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data) {
+  Writer w(sink);
+  w.bytes(kMagic, sizeof kMagic);
+  w.scalar<std::uint32_t>(kVersion);
+  w.scalar<std::uint32_t>(sizeof(T) == 4 ? kFloat32 : kFloat64);
+  w.scalar<std::uint64_t>(shape.size());
+  w.scalar<std::uint64_t>(data.count());
+  w.scalar<std::uint64_t>(data.total_elements());
+  w.elements(shape.data(), shape.size());
+  w.elements(data.offsets().data(), data.offsets().size());
+  // Times, then values, from the interleaved points, a chunk at a time.
+  const auto& points = data.elements();
+  std::vector<T> chunk(std::min<std::size_t>(points.size(), std::size_t{1} << 16));
+  for (const bool times : {true, false}) {
+    for (std::size_t done = 0; done < points.size();) {
+      const std::size_t k = std::min(chunk.size(), points.size() - done);
+      for (std::size_t j = 0; j < k; ++j) chunk[j] = times ? points[done + j].t : points[done + j].v;
+      w.elements(chunk.data(), k);
+      done += k;
+    }
+  }
+  const std::uint64_t hash = w.hash();
+  w.scalar<std::uint64_t>(hash);
+}
+
+template void write<float>(Sink&, const std::vector<std::uint64_t>&, const PcfDataManager<float>&);
+template void write<double>(Sink&, const std::vector<std::uint64_t>&,
+                            const PcfDataManager<double>&);
+
+Loaded read(Source& source, std::uint64_t size, const std::string& what) {
+  static const std::string kMagicText = "89 4D 50 43 46 0D 0A 1A";
+  if (size < sizeof kMagic) {
+    throw InvalidArgument(what + " is not an mpcf PCF file: it has only " +
+                          count_text(size, "byte") + " (a PCF file starts with the 8-byte magic " +
+                          kMagicText + ")");
+  }
+  Reader r(source);
+  unsigned char magic[sizeof kMagic];
+  r.elements(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
+    throw InvalidArgument(what + " is not an mpcf PCF file: it does not start with the magic " +
+                          kMagicText);
+  }
+  if (size < kHeaderBytes) {
+    throw InvalidArgument(what + " is truncated: it has " + count_text(size, "byte") +
+                          ", fewer than the " + std::to_string(kHeaderBytes) + "-byte header");
+  }
+  const auto version = r.scalar<std::uint32_t>();
+  if (version != kVersion) {
+    throw InvalidArgument(what + " has format version " + std::to_string(version) +
+                          "; this libmpcf reads version " + std::to_string(kVersion) +
+                          (version > kVersion ? " (the file was written by a newer libmpcf)" : ""));
+  }
+  Loaded out;
+  out.dtype = r.scalar<std::uint32_t>();
+  if (out.dtype != kFloat32 && out.dtype != kFloat64) {
+    throw InvalidArgument(what + " is corrupt: its dtype code is " + std::to_string(out.dtype) +
+                          " (1 = float32, 2 = float64)");
+  }
+  const auto ndim = r.scalar<std::uint64_t>();
+  const auto n = r.scalar<std::uint64_t>();
+  const auto total = r.scalar<std::uint64_t>();
+  if (ndim < 1 || ndim > kMaxNdim) {
+    throw InvalidArgument(what + " is corrupt: its ndim is " + std::to_string(ndim) +
+                          " (1 .. 32 allowed)");
+  }
+  const std::uint64_t element = out.dtype == kFloat32 ? 4 : 8;
+  const std::uint64_t expected = file_size(ndim, n, total, element);
+  if (size != expected) {
+    throw InvalidArgument(what + (size < expected ? " is truncated" : " is corrupt") +
+                          ": its header describes " + count_text(n, "function") + " with " +
+                          count_text(total, "breakpoint") + " (" + std::to_string(expected) +
+                          " bytes) but it has " + count_text(size, "byte"));
+  }
+  out.shape.resize(ndim);
+  r.elements(out.shape.data(), out.shape.size());
+  std::uint64_t product = 1;
+  bool overflow = false;
+  for (const std::uint64_t d : out.shape) {
+    if (d != 0 && product > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
+    product *= d;
+  }
+  if (overflow || product != n) {
+    throw InvalidArgument(what + " is corrupt: its shape does not hold the " +
+                          count_text(n, "function") + " its header announces");
+  }
+  std::vector<std::uint64_t> offsets(n + 1);
+  r.elements(offsets.data(), offsets.size());
+  std::vector<float> t32, v32;
+  std::vector<double> t64, v64;
+  if (out.dtype == kFloat32) {
+    read_breakpoints(r, total, t32, v32);
+  } else {
+    read_breakpoints(r, total, t64, v64);
+  }
+  const std::uint64_t computed = r.hash();
+  const auto stored = r.scalar<std::uint64_t>();
+  if (stored != computed) {
+    throw InvalidArgument(what + " is corrupt: its checksum does not match its content");
+  }
+  if (offsets[n] != total) {
+    throw InvalidArgument(what + " is corrupt: its last offset is " + std::to_string(offsets[n]) +
+                          " but its header announces " + count_text(total, "breakpoint"));
+  }
+  try {
+    if (out.dtype == kFloat32) {
+      out.f32 = std::make_shared<const PcfCollection<float>>(n, offsets.data(), t32.data(),
+                                                             v32.data(), 1);
+    } else {
+      out.f64 = std::make_shared<const PcfCollection<double>>(n, offsets.data(), t64.data(),
+                                                              v64.data(), 1);
+    }
+  } catch (const Error& e) {
+    throw Error(e.kind(), what + ": " + e.what());
+  }
+  return out;
+}
+
+}  // namespace mpcf::pcf_file
