@@ -10,9 +10,10 @@ helpers below encode it, so a reproducer can be written as readable Python:
 
     seed("pdist-l1", create(0, [[(0, 3), (1, 0)], [(0, 1), (2, 0)]]) + pdist(0, p=1))
 
-fuzz_csv inputs are CSV files. Files written here start with "seed-" or
-"fixed-" or sit in regressions/; running the script again rewrites them (and
-nothing else; remove a regression's old file by hand when it moves).
+fuzz_csv inputs are CSV files. Files written here start with "seed-",
+"fixed-" or "limit-", or sit in regressions/; running the script again
+rewrites them (and nothing else; remove a regression's old file by hand when
+it moves).
 """
 import math
 import os
@@ -426,7 +427,16 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed())."""
+    until its fix lands (then it moves to capi_fixed()). None today."""
+    return {}
+
+
+def capi_found_by_fuzzing():
+    """Reproducers of what fuzz_capi found on the fixed library (issue 15):
+    fixed-* for the defects fixed since (R, N, I), limit-* for the range
+    rules mpcf.h now states and the checks follow (E and U for float64, W,
+    and the mat-vec's M and G, stated in terms of its bound B). Both run in
+    the default replay."""
     r = {}
     # E, float64 (what the range rule of mpcf.h does not cover): no piece's
     # |w f g| passes DBL_MAX, but the partial sum 5 * 4e307 does; the exact
@@ -480,7 +490,7 @@ def capi_regressions():
                                              dtype="f32") + pair(0, 0, 0, 1, p=2.0)
     r["W-f64-lp-width-sum-overflow"] = create(0, [[(-1.7e308, 1), (0, 1), (1.7e308, 0)], [(-1.7e308, 0)]]) + \
         pdist(0, p=2.0) + pdist(0, p=3.0)
-    return r
+    return {("fixed-" if k[0] in "RNI" else "limit-") + k: v for k, v in r.items()}
 
 
 # ---------------------------------------------------------------- csv
@@ -531,9 +541,11 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     write(os.path.join(root, "capi"), capi_seeds())
     write(os.path.join(root, "capi"), capi_fixed())
+    write(os.path.join(root, "capi"), capi_found_by_fuzzing())
     write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
-    print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_regressions())} capi and "
+    print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_found_by_fuzzing())} + "
+          f"{len(capi_regressions())} capi and "
           f"{len(csv_seeds())} csv inputs "
           f"under {root}")
 
