@@ -529,6 +529,85 @@ def csv_seeds():
     }
     return {"seed-" + k: v.encode("utf-8") for k, v in s.items()}
 
+# ---------------------------------------------------------------- pcf files
+PCF_MAGIC = b"\x89MPCF\r\n\x1a"
+
+
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def pcf_file(fns, dtype="f64", shape=None, version=1, raw_dtype=None, ndim=None, n=None, total=None,
+             offsets=None, hash_fix=0):
+    """The bytes of an mpcf PCF file (README.md, "The PCF file format"),
+    written here from the documentation, not by the library: fns is a list
+    of functions, each a list of (t, v). The keyword arguments override a
+    field to make a broken file (hash_fix is added to the hash)."""
+    fmt = "<f" if dtype == "f32" else "<d"
+    off = [0]
+    for f in fns:
+        off.append(off[-1] + len(f))
+    shape = [len(fns)] if shape is None else shape
+    body = PCF_MAGIC + struct.pack("<II", version, raw_dtype if raw_dtype is not None else (1 if dtype == "f32" else 2))
+    body += struct.pack("<QQQ", len(shape) if ndim is None else ndim, len(fns) if n is None else n,
+                        off[-1] if total is None else total)
+    body += b"".join(struct.pack("<Q", d) for d in shape)
+    body += b"".join(struct.pack("<Q", o) for o in (off if offsets is None else offsets))
+    body += b"".join(struct.pack(fmt, t) for f in fns for t, _ in f)
+    body += b"".join(struct.pack(fmt, v) for f in fns for _, v in f)
+    return body + struct.pack("<Q", (fnv1a(body) + hash_fix) & 0xFFFFFFFFFFFFFFFF)
+
+
+def pcf_file_seeds():
+    two = [[(0, 3), (1.5, 0)], [(0, 1)]]
+    big = [[(k * 0.25 + i, (k * 7 + i) % 5 - 2) for k in range(1 + (i * 5) % 16)] for i in range(8)]
+    s = {
+        "readme-two": pcf_file(two),
+        "f32-two": pcf_file(two, dtype="f32"),
+        "empty": pcf_file([]),
+        "empty-shape-0x5": pcf_file([], shape=[0, 5]),
+        "zero-function": pcf_file([[(0, 0)]]),
+        "shape-2x4": pcf_file(big, shape=[2, 4]),
+        "shape-2x2x2-f32": pcf_file(big, dtype="f32", shape=[2, 2, 2]),
+        "ndim-32": pcf_file(two, shape=[2] + [1] * 31),
+        "non-canonical": pcf_file([[(0, 1), (1, 1), (2, -0.0)], [(-1, 0), (0, 0)]]),
+        "extremes": pcf_file([[(-1.7976931348623157e308, 1.7976931348623157e308), (5e-324, -5e-324),
+                               (1.7976931348623157e308, 0)]]),
+        "f32-extremes": pcf_file([[(-FLT_MAX, FLT_MAX), (1.401298464324817e-45, 0), (FLT_MAX, 0)]], dtype="f32"),
+        # broken headers and lengths: MPCF_ERROR_INVALID_ARGUMENT
+        "bad-magic": b"\x89MPCG" + pcf_file(two)[5:],
+        "bad-version": pcf_file(two, version=2),
+        "bad-dtype-0": pcf_file(two, raw_dtype=0),
+        "bad-dtype-3": pcf_file(two, raw_dtype=3),
+        "bad-ndim-0": pcf_file(two, shape=[], ndim=0),
+        "bad-ndim-33": pcf_file(two, shape=[2] + [1] * 32),
+        "bad-shape": pcf_file(two, shape=[3]),
+        "bad-shape-overflow": pcf_file(two, shape=[2 ** 63, 2, 2]),
+        "bad-hash": pcf_file(two, hash_fix=1),
+        "truncated-by-1": pcf_file(two)[:-1],
+        "truncated-header": pcf_file(two)[:39],
+        "magic-only": PCF_MAGIC,
+        "one-byte-extra": pcf_file(two) + b"\x00",
+        "empty-file": b"",
+        "huge-n": pcf_file(two, n=2 ** 61),
+        "huge-total": pcf_file(two, total=2 ** 62),
+        "huge-ndim": pcf_file(two, ndim=2 ** 63),
+        "n-wraps-length": pcf_file(two, n=2 ** 64 - 1),
+        "offsets-not-from-0": pcf_file(two, offsets=[1, 2, 3]),
+        "offsets-decrease": pcf_file(two, offsets=[0, 3, 2]),
+        "offsets-end-not-total": pcf_file([[(0, 3), (1.5, 0)], [(0, 1), (1, 2)]], offsets=[0, 2, 3]),
+        # valid fields, bad PCFs: MPCF_ERROR_INVALID_PCF
+        "empty-function": pcf_file(two, offsets=[0, 0, 3], shape=[2]),
+        "nan-time": pcf_file([[(0, 1), (math.nan, 0)]]),
+        "inf-value": pcf_file([[(0, math.inf)]]),
+        "equal-times": pcf_file([[(0, 1), (0, 2)]]),
+        "decreasing-times-f32": pcf_file([[(1, 1), (0.5, 2)]], dtype="f32"),
+    }
+    return {"seed-" + k: v for k, v in s.items()}
+
 
 def write(dirname, files):
     os.makedirs(dirname, exist_ok=True)
@@ -544,9 +623,10 @@ def main():
     write(os.path.join(root, "capi"), capi_found_by_fuzzing())
     write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
+    write(os.path.join(root, "pcf_file"), pcf_file_seeds())
     print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_found_by_fuzzing())} + "
           f"{len(capi_regressions())} capi and "
-          f"{len(csv_seeds())} csv inputs "
+          f"{len(csv_seeds())} csv and {len(pcf_file_seeds())} pcf_file inputs "
           f"under {root}")
 
 

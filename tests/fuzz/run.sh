@@ -3,7 +3,7 @@
 #
 #   tests/fuzz/run.sh TARGET MINUTES [CORPUS_DIR] [-- LIBFUZZER_OPTIONS...]
 #
-# TARGET is capi or csv. Builds the libFuzzer programs with clang into
+# TARGET is capi, csv or pcf_file. Builds the libFuzzer programs with clang into
 # build-fuzz/ (configured on the first run, incremental afterwards), fuzzes
 # for MINUTES minutes starting from the in-tree corpus
 # tests/fuzz/corpus/TARGET and CORPUS_DIR (default:
@@ -36,7 +36,8 @@ fi
 case $target in
   capi) extra=(-max_len=4096) ;;
   csv) extra=(-max_len=4096 "-dict=$root/tests/fuzz/csv.dict") ;;
-  *) echo "run.sh: unknown target '$target' (capi or csv)" >&2; exit 2 ;;
+  pcf_file) extra=(-max_len=4096) ;;
+  *) echo "run.sh: unknown target '$target' (capi, csv or pcf_file)" >&2; exit 2 ;;
 esac
 nice_level=${MPCF_FUZZ_NICE:-10}
 
