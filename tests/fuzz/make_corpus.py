@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---------------------------------------------------------------- opcodes
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
-OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC = 11, 12, 13, 14
+OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC, OP_TDA = 11, 12, 13, 14, 15
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -252,6 +252,147 @@ def queries(x, y, layout="dense", status=0, null_out=False):
     return bytes([OP_QUERIES, x, y, LAYOUT[layout], status & 0xFF, 1 if null_out else 0])
 
 
+# ---------------------------------------------------------------- TDA (opcode 15)
+TDA_FROM_BARCODES, TDA_EVALUATE, TDA_READOUT, TDA_REDUCE, TDA_COMBINE, TDA_ROUNDTRIP = range(6)
+SUMMARY = {"betti": 0, "stable_rank": 1, "accumulated": 2}
+BAD_ENUM = {"3": 240, "-1": 241, "1000": 242, "int_min": 243}  # enum_code(): 3 becomes 4 for the summary
+
+
+def _death(b, d):
+    """The death code of a bar with birth b (see tda_from_barcodes)."""
+    if d == math.inf:
+        return bytes([200])
+    if isinstance(d, float) and math.isnan(d):
+        return bytes([201])
+    if d == b:
+        return bytes([204])
+    q = (d - b) * 4
+    if 0 <= q < 200 and float(q).is_integer():
+        return bytes([int(q)])
+    return bytes([203]) + val(d)
+
+
+def from_barcodes(dst, kind, barcodes, dtype="f64", raw_dtype=None, null=(), bad_offsets=None):
+    """FROM_BARCODES: barcodes is a list of lists of (birth, death).
+    kind: betti, stable_rank, accumulated or a BAD_ENUM name. null: any of
+    'out', 'offsets', 'bars'. bad_offsets: 'first' (offsets[0] = 1) or
+    'decrease'."""
+    assert len(barcodes) <= 4 and all(len(b) <= 4 for b in barcodes)
+    kc = BAD_ENUM[kind] if kind in BAD_ENUM else SUMMARY[kind]
+    dcode = (0x80 | raw_dtype) if raw_dtype is not None else (1 if dtype == "f32" else 0)
+    flags = (1 if "out" in null else 0) | (2 if "offsets" in null else 0) | (4 if "bars" in null else 0) | \
+        {None: 0, "first": 8, "decrease": 16}[bad_offsets]
+    out = bytes([OP_TDA, TDA_FROM_BARCODES, dst, kc, dcode, len(barcodes), flags])
+    out += bytes([len(b) for b in barcodes])
+    for bc in barcodes:
+        for b, d in bc:
+            out += val(b) + _death(b, d)
+    return out
+
+
+T_NEG_INF, T_POS_INF, T_NAN = 192, 193, 194
+
+
+def evaluate(x, times, null_t=False, null_out=False, cap="exact"):
+    """EVALUATE: times are numbers (value codes) or ('bp', k, how) for the
+    breakpoint k of x, how 0 as is, 1 just below, 2 just above."""
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "zero": 3}[cap]
+    out = bytes([OP_TDA, TDA_EVALUATE, x, len(times), (1 if null_t else 0) | (2 if null_out else 0), c])
+    for t in times:
+        if isinstance(t, tuple):
+            out += bytes([t[2] * 64 + t[1]])
+        elif t == -math.inf:
+            out += bytes([T_NEG_INF])
+        elif t == math.inf:
+            out += bytes([T_POS_INF])
+        elif isinstance(t, float) and math.isnan(t):
+            out += bytes([T_NAN])
+        else:
+            out += bytes([195]) + val(t)
+    return out
+
+
+def readout(x, null=(), cap="exact"):
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "zero": 3}[cap]
+    flags = (1 if "offsets" in null else 0) | (2 if "times" in null else 0) | (4 if "values" in null else 0)
+    return bytes([OP_TDA, TDA_READOUT, x, flags, c])
+
+
+ALL_AXES = 33
+
+
+def reduce_(x, op="sum", axis=ALL_AXES, dst=3, null_out=False):
+    """REDUCE: op sum, mean or a BAD_ENUM name; axis 0..32, ALL_AXES,
+    'size_max-1' or 'big' (1000)."""
+    oc = BAD_ENUM[op] if op in BAD_ENUM else {"sum": 0, "mean": 1}[op]
+    ac = {"size_max-1": 241, "big": 242}.get(axis, axis)
+    return bytes([OP_TDA, TDA_REDUCE, x, oc, ac, 1 if null_out else 0, dst])
+
+
+def combine(a, x, b, y, dst=3, null_out=False):
+    return bytes([OP_TDA, TDA_COMBINE]) + val(a) + bytes([x]) + val(b) + bytes([y, 1 if null_out else 0, dst])
+
+
+def roundtrip(x, null_size=False, short=False, null_buffer=False, null_handle=False):
+    flags = (1 if null_size else 0) | (2 if short else 0) | (4 if null_buffer else 0) | (8 if null_handle else 0)
+    return bytes([OP_TDA, TDA_ROUNDTRIP, x, flags])
+
+
+def tda_seeds():
+    s = {}
+    bars = [[(0, 2), (1, 3), (0.5, math.inf)], [(1, 1.5), (2, 2)], [], [(-1, 4), (-1, 4), (3, 3.25), (0, 0.75)]]
+    for kind in ("betti", "stable_rank", "accumulated"):
+        for dt in ("f64", "f32"):
+            s[f"tda-{kind}-{dt}"] = from_barcodes(0, kind, bars, dtype=dt) + readout(0) + \
+                evaluate(0, [-math.inf, 0, 0.5, 1.75, math.inf, ("bp", 1, 1), ("bp", 2, 2)]) + \
+                reduce_(0, "mean") + reduce_(0, "sum", 0, dst=2) + roundtrip(0) + \
+                combine(1, 0, -1, 2) + combine(0.5, 0, 2, 0, dst=1) + roundtrip(1)
+    s["tda-barcode-errors"] = (
+        from_barcodes(0, "betti", [[(0, 1)]], null=("out",)) +
+        from_barcodes(0, "betti", [[(0, 1)]], null=("offsets",)) +
+        from_barcodes(0, "betti", [[(0, 1)]], null=("bars",)) +
+        from_barcodes(0, "betti", [[], []], null=("bars",)) +
+        from_barcodes(0, "betti", [[(0, 1)], [(0, 1)]], bad_offsets="first") +
+        from_barcodes(0, "betti", [[(0, 1)], [(0, 1)], [(0, 1)]], bad_offsets="decrease") +
+        from_barcodes(0, "3", [[(0, 1)]]) + from_barcodes(0, "-1", [[(0, 1)]]) +
+        from_barcodes(0, "int_min", [[(0, 1)]]) + from_barcodes(0, "betti", [[(0, 1)]], raw_dtype=3) +
+        from_barcodes(0, "betti", [[(0, 1), (2, 1)]]) + from_barcodes(0, "stable_rank", [[(0, math.nan)]]) +
+        from_barcodes(0, "accumulated", [[(math.inf, math.inf)]]) +
+        from_barcodes(0, "betti", [[(0, 1e39)]], dtype="f32") +
+        from_barcodes(0, "stable_rank", [[(-1e38, 3e38)]], dtype="f32") +
+        from_barcodes(0, "accumulated", [[(0, 3e38), (0, 3e38)]], dtype="f32") +
+        from_barcodes(0, "stable_rank", [[(-1.7e308, 1.7e308)]]))
+    s["tda-barcode-edges"] = (
+        from_barcodes(0, "betti", [[(1, 1.00000001), (0, 3e-45)]], dtype="f32") + readout(0) +
+        from_barcodes(1, "stable_rank", [[(5, math.inf), (1, 1), (0, 1e-50)]], dtype="f32") + readout(1) +
+        from_barcodes(2, "accumulated", [[(0, math.inf), (-2, 2), (-1, 1), (1e300, 1.5e300)]]) + readout(2) +
+        from_barcodes(3, "betti", []) + roundtrip(3) + reduce_(3, "sum") + reduce_(3, "mean"))
+    five = [[(0, 1), (1, 2)], [(0, -1), (2, 3)], [(0.5, 4)], [(0, 0)], [(-3, 1e6), (5, -1e6)], [(1, 1)]]
+    c = create(0, five) + create(1, [[(0, 1), (3, 0)]]) + create(2, five, dtype="f32")
+    s["tda-reduce-axes"] = c + reshape(0, [2, 3]) + reduce_(0, "sum", 0) + reduce_(0, "mean", 1) + \
+        reduce_(0, "mean", 2) + reduce_(0, "sum", "size_max-1") + reduce_(0, "mean", "big") + reduce_(0, "3") + \
+        reduce_(0, "-1") + reduce_(0, "sum", null_out=True) + reduce_(4, "sum") + \
+        reshape(2, [3, 1, 2]) + reduce_(2, "mean", 1) + reduce_(2, "sum", 2) + reduce_(2, "mean") + \
+        create(3, [], dtype="f64") + reshape(3, [0, 5]) + reduce_(3, "sum", 0) + reduce_(3, "mean", 0, dst=1) + \
+        reduce_(3, "mean", 1)
+    s["tda-combine"] = c + combine(1, 0, 1, 1) + combine(2, 1, -3, 0, dst=3) + combine(1, 0, 1, 0) + \
+        combine(1, 0, 1, 2) + combine(math.nan, 0, 1, 0) + combine(1, 0, math.inf, 0) + combine(1, 4, 1, 0) + \
+        combine(1, 0, 1, 0, null_out=True) + create(3, [[(0, 1)], [(1, 1)]]) + combine(1, 0, 1, 3) + \
+        combine(1e300, 0, 1e300, 0) + combine(0.5, 2, 0.25, 2) + combine(-1, 1, 1, 1) + \
+        create(3, [[(0, 1e308)], [(1, -1e308)]]) + combine(1, 3, 1, 3) + combine(1, 3, -1, 3)
+    s["tda-readout-evaluate"] = c + readout(0, cap="plus2") + readout(0, cap="minus1") + readout(0, cap="zero") + \
+        readout(0, null=("offsets",)) + readout(0, null=("times",)) + readout(2, null=("values",)) + readout(4) + \
+        evaluate(0, [0, ("bp", 3, 0), ("bp", 4, 1), ("bp", 5, 2), 1e300, -0.0]) + \
+        evaluate(2, [0.1, 1e-50, -math.inf, math.inf, ("bp", 2, 2)]) + evaluate(0, [math.nan, 1]) + \
+        evaluate(0, [1], null_t=True) + evaluate(0, [1], null_out=True) + evaluate(0, [1, 2], cap="minus1") + \
+        evaluate(0, [1], cap="plus2") + evaluate(0, []) + evaluate(0, [], null_t=True, null_out=True) + \
+        evaluate(4, [1]) + create(3, []) + evaluate(3, [1], null_out=True) + readout(3) + readout(3, null=("times",))
+    s["tda-roundtrip"] = c + reshape(0, [1, 2, 3]) + roundtrip(0) + roundtrip(0, null_size=True) + \
+        roundtrip(0, short=True) + roundtrip(0, null_buffer=True) + roundtrip(0, short=True, null_buffer=True) + \
+        roundtrip(2) + roundtrip(4) + roundtrip(0, null_handle=True) + create(3, []) + roundtrip(3)
+    return s
+
+
 # ---------------------------------------------------------------- data
 README_F = [(0, 3), (1, 0)]
 README_G = [(0, 1), (2, 0)]
@@ -427,8 +568,17 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed()). None today."""
-    return {}
+    until its fix lands (then it moves to capi_fixed())."""
+    return {
+        # S (found by fuzz_pcf_file): an empty collection reshaped to
+        # (2^63, 2, 0) -- mpcf_pcfs_reshape accepts it (defect R's fix) --
+        # serializes, and mpcf_pcfs_deserialize refuses its own bytes with
+        # MPCF_ERROR_INVALID_ARGUMENT "corrupt: its shape does not hold the 0
+        # functions its header announces". Expected: MPCF_OK, the same
+        # empty collection of that shape.
+        "S-roundtrip-empty-shape-2^63x2x0": create(3, []) + reshape(3, ["2^63", 2, 0]) + roundtrip(3),
+        "S-roundtrip-empty-shape-max-max-0": create(0, []) + reshape(0, ["max", "max", 0]) + roundtrip(0),
+    }
 
 
 def capi_found_by_fuzzing():
@@ -609,6 +759,18 @@ def pcf_file_seeds():
     return {"seed-" + k: v for k, v in s.items()}
 
 
+def pcf_file_regressions():
+    """Reproducers of defects not fixed yet (README.md, known defects)."""
+    return {
+        # S: an empty collection of shape (2^63, 2, 0), as mpcf_pcfs_reshape
+        # accepts it and mpcf_pcfs_save writes it; mpcf_pcfs_deserialize and
+        # mpcf_pcfs_load refuse it as "corrupt: its shape does not hold the
+        # 0 functions its header announces". Expected: the empty collection.
+        "S-empty-shape-2^63x2x0": pcf_file([], shape=[2 ** 63, 2, 0]),
+        "S-empty-shape-max-max-0": pcf_file([], shape=[2 ** 64 - 1, 2 ** 64 - 1, 0]),
+    }
+
+
 def write(dirname, files):
     os.makedirs(dirname, exist_ok=True)
     for name, data in sorted(files.items()):
@@ -619,11 +781,13 @@ def write(dirname, files):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     write(os.path.join(root, "capi"), capi_seeds())
+    write(os.path.join(root, "capi"), {"seed-" + k: v for k, v in tda_seeds().items()})
     write(os.path.join(root, "capi"), capi_fixed())
     write(os.path.join(root, "capi"), capi_found_by_fuzzing())
     write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
     write(os.path.join(root, "pcf_file"), pcf_file_seeds())
+    write(os.path.join(root, "pcf_file", "regressions"), pcf_file_regressions())
     print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_found_by_fuzzing())} + "
           f"{len(capi_regressions())} capi and "
           f"{len(csv_seeds())} csv and {len(pcf_file_seeds())} pcf_file inputs "
