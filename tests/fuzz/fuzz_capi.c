@@ -59,7 +59,7 @@ enum {
  * range and error, which mpcf.h now states in terms of its bound B; W,
  * widths computed in the dtype; E, float64 partial sums past DBL_MAX; U,
  * float64 products f g that round to 0. Their reproducers are the fixed-*
- * and limit-* inputs of the corpus.) Open today: S. */
+ * and limit-* inputs of the corpus.) Open today: S and T. */
 typedef enum known_defect {
   KNOWN_NONE,
   /* S: the file reader (mpcf_pcfs_deserialize, mpcf_pcfs_load) computes the
@@ -69,6 +69,15 @@ typedef enum known_defect {
    * functions its header announces" (found by fuzz_pcf_file). Reproducers:
    * corpus/capi/regressions/S-*, corpus/pcf_file/regressions/S-*. */
   KNOWN_S_FILE_SHAPE_ZERO_OVERFLOW,
+  /* T: mpcf_pcfs_reduce of an empty collection of shape (2^63, 2, 0)
+   * (found by fuzz_capi). Along axis 0 the result is the empty collection of
+   * shape (2, 0); the library fails with MPCF_ERROR_INTERNAL "cannot create
+   * std::vector larger than max_size()". Along axis 2 (the 0) the result
+   * would have 2^64 functions, "a result too large for 64-bit sizes"
+   * (MPCF_ERROR_INVALID_ARGUMENT); the library returns an empty collection
+   * of shape (2^63, 2), whose product is not its count. Reproducers:
+   * corpus/capi/regressions/T-*. */
+  KNOWN_T_REDUCE_COUNT_OVERFLOW,
   KNOWN_COUNT
 } known_defect;
 
@@ -2620,14 +2629,13 @@ static void tda_reduce(fz_reader* r, state* st) {
   if (x == NULL || null_out || op < 0 || op > 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x != NULL && axis != MPCF_ALL_AXES && axis >= x->ndim) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   /* the groups: output o gathers the inputs whose index without the axis is o */
-  uint64_t outer = 1, len = 1, inner = 1; /* shape = outer x len x inner */
+  uint64_t len = 1, inner = 1; /* shape = (dimensions before) x len x inner */
   size_t out_ndim = 1;
   uint64_t out_shape[32] = {1};
   if (x != NULL) {
     if (axis == MPCF_ALL_AXES) {
       len = x->n;
     } else if (axis < x->ndim) {
-      for (size_t k = 0; k < axis; ++k) outer *= x->shape[k];
       len = x->shape[axis];
       for (size_t k = axis + 1; k < x->ndim; ++k) inner *= x->shape[k];
       if (x->ndim > 1) {
@@ -2640,7 +2648,44 @@ static void tda_reduce(fz_reader* r, state* st) {
     }
   }
   const int axis_ok = x != NULL && (axis == MPCF_ALL_AXES || axis < x->ndim);
-  const uint64_t n_out = axis_ok ? (axis == MPCF_ALL_AXES ? 1 : outer * inner) : 0;
+  /* the result's count: the product of the other dimensions (0 when one of
+   * them is 0), which may pass 64 bits when the axis is a 0 (shape
+   * (2^63, 2, 0)): "a result too large for 64-bit sizes" */
+  uint64_t n_out = axis_ok ? 1 : 0;
+  int out_zero = 0, out_overflow = 0;
+  if (axis_ok && axis != MPCF_ALL_AXES) {
+    for (size_t k = 0; k < x->ndim; ++k) out_zero |= k != axis && x->shape[k] == 0;
+    for (size_t k = 0; k < x->ndim && !out_zero; ++k) {
+      if (k == axis) continue;
+      if (n_out > UINT64_MAX / x->shape[k]) out_overflow = 1;
+      n_out *= x->shape[k];
+    }
+    if (out_zero) n_out = 0;
+  }
+  if (out_overflow) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  /* known defect T: a shape with a 0 whose other dimensions' product passes
+   * 64 bits: reducing along the 0 returns an empty collection of shape
+   * (2^63, 2) instead of the error, along another axis the library fails
+   * with MPCF_ERROR_INTERNAL */
+  int shape_zero = 0, shape_overflow = 0;
+  if (x != NULL) {
+    uint64_t nz = 1;
+    for (size_t k = 0; k < x->ndim; ++k) {
+      if (x->shape[k] == 0) {
+        shape_zero = 1;
+        continue;
+      }
+      if (nz > UINT64_MAX / x->shape[k]) shape_overflow = 1;
+      nz *= x->shape[k];
+    }
+  }
+  const int defect_t = known(KNOWN_T_REDUCE_COUNT_OVERFLOW, axis_ok && axis != MPCF_ALL_AXES && shape_zero &&
+                                                                shape_overflow);
+  if (defect_t) e.also |= ST(MPCF_ERROR_INTERNAL) | ST(MPCF_OK);
+  /* a representable but huge count of zero functions (sums over a 0 axis):
+   * the library may well try to allocate it, which libFuzzer's malloc limit
+   * reports as a crash; not called */
+  if (!out_overflow && n_out > (UINT64_C(1) << 20)) return;
   int checkable = 1;
   if (axis_ok && op == MPCF_REDUCE_MEAN && len == 0) {
     if (n_out > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
@@ -2677,6 +2722,10 @@ static void tda_reduce(fz_reader* r, state* st) {
   check_status("mpcf_pcfs_reduce", s_, allowed_of(e));
   if (s_ != MPCF_OK) {
     FZ_CHECK(out == sentinel, "mpcf_pcfs_reduce failed and still wrote *out");
+    return;
+  }
+  if (defect_t) {
+    mpcf_pcfs_destroy(out);
     return;
   }
   pcfs_data d;
@@ -2908,8 +2957,10 @@ static void trace_slots(const state* st) {
   for (int k = 0; k < N_SLOTS; ++k) {
     const slot* s = &st->s[k];
     if (s->h == NULL) continue;
-    fprintf(stderr, "  slot %d: %s, n = %llu\n", k, s->dtype == MPCF_FLOAT32 ? "float32" : "float64",
+    fprintf(stderr, "  slot %d: %s, n = %llu, shape (", k, s->dtype == MPCF_FLOAT32 ? "float32" : "float64",
             (unsigned long long)s->n);
+    for (size_t q = 0; q < s->ndim; ++q) fprintf(stderr, "%s%llu", q ? ", " : "", (unsigned long long)s->shape[q]);
+    fprintf(stderr, ")\n");
     for (uint64_t i = 0; i < s->n; ++i) {
       fprintf(stderr, "    f%llu:", (unsigned long long)i);
       for (uint64_t q = s->off[i]; q < s->off[i + 1]; ++q) fprintf(stderr, " (%.9g, %.9g)", s->t[q], s->v[q]);
