@@ -59,7 +59,7 @@ enum {
  * range and error, which mpcf.h now states in terms of its bound B; W,
  * widths computed in the dtype; E, float64 partial sums past DBL_MAX; U,
  * float64 products f g that round to 0. Their reproducers are the fixed-*
- * and limit-* inputs of the corpus.) Open today: S and T. */
+ * and limit-* inputs of the corpus.) Open today: S, T and V. */
 typedef enum known_defect {
   KNOWN_NONE,
   /* S: the file reader (mpcf_pcfs_deserialize, mpcf_pcfs_load) computes the
@@ -80,6 +80,13 @@ typedef enum known_defect {
    * of shape (2^63, 2), whose product is not its count. Reproducers:
    * corpus/capi/regressions/T-*. */
   KNOWN_T_REDUCE_COUNT_OVERFLOW,
+  /* V: mpcf_kernel_matvec (L2) with V = DBL_MAX and functions that are
+   * non-zero only on unbounded pieces (f = -15.75 on [14.5, inf), g = -16
+   * on [-16, inf)): mpcf.h's bound B is 0 (no bounded piece), so the call
+   * must not be refused; the library fails with MPCF_ERROR_INVALID_ARGUMENT
+   * "the terms of output (0, 0) may reach -nan" (its bound computes
+   * inf * 0). Found by fuzz_capi. Reproducers: corpus/capi/regressions/V-*. */
+  KNOWN_V_MATVEC_NAN_BOUND,
   KNOWN_COUNT
 } known_defect;
 
@@ -2035,6 +2042,25 @@ static void op_matvec(fz_reader* r, state* st) {
         if (!(4.0L * (long double)cols->n * B <= (long double)DBL_MAX / 16)) refused = 1;
       }
     }
+  }
+  /* known defect V: the library's bound multiplies |V| by a sup norm
+   * first; when that overflows while the L1 norm over bounded pieces is 0,
+   * its bound is inf * 0 = NaN and it refuses ("may reach -nan") where
+   * mpcf.h's B is finite (0) */
+  if (!refused && e.errors == 0 && x && cols && kernel == MPCF_KERNEL_L2 && rc > 0 && !null_v) {
+    double a, b, big = 0;
+    window_in(&st->o, use_opts, x->dtype, &a, &b);
+    for (int side = 0; side < 2; ++side) {
+      const slot* sl = side ? cols : x;
+      for (uint64_t j = 0; j < sl->n; ++j) {
+        long double linf, l1b;
+        fn_norms(sl, j, a, b, &linf, &l1b);
+        if ((double)linf > big) big = (double)linf;
+      }
+    }
+    int overflow = 0;
+    for (uint64_t q = 0; q < nv; ++q) overflow |= isinf(fabs(vals[q]) * big);
+    if (known(KNOWN_V_MATVEC_NAN_BOUND, overflow)) refused = 1;
   }
   if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   const int internal = 0; /* MPCF_ERROR_INTERNAL is never allowed */

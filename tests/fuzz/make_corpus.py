@@ -590,6 +590,15 @@ def capi_regressions():
         reduce_(3, "sum", 0),
         "T-reduce-mean-empty-2^63x2x0-axis0-internal": create(3, []) + reshape(3, ["2^63", 2, 0]) +
         reduce_(3, "mean", 0),
+        # V (found by fuzz_capi): L2 mat-vec, V = (DBL_MAX, DBL_MAX), f = -15.75
+        # on [14.5, inf), g = -16 on [-16, inf): no bounded piece, so
+        # mpcf.h's B is 0 and the call must not be refused; got
+        # MPCF_ERROR_INVALID_ARGUMENT "the terms of output (0, 0) may reach
+        # -nan" (sync and as a task).
+        "V-matvec-l2-nan-bound-sync": create(1, [[(14.5, -15.75)], [(-16, -16)]]) +
+        matvec(1, 1, kernel="l2", r=1, V=[sys.float_info.max, sys.float_info.max]),
+        "V-matvec-l2-nan-bound-wait": create(1, [[(14.5, -15.75)], [(-16, -16)]]) +
+        matvec(1, 1, kernel="l2", r=1, V=[sys.float_info.max, sys.float_info.max], mode="wait"),
         "T-reduce-sum-empty-2^63x2x0-axis2-ok": create(3, []) + reshape(3, ["2^63", 2, 0]) + reduce_(3, "sum", 2),
     }
 
