@@ -433,7 +433,15 @@ static void ref_piece(ref_acc* a, double l, double r, double f, double g, double
     if (isinf(w)) {
       /* mpcf.h: a float64 product below the smallest subnormal rounds to 0
        * and contributes 0, on an unbounded piece too. */
-      if ((double)f * (double)g != 0) a->unbounded = prod;
+      if ((double)f * (double)g != 0) {
+        /* Two pieces counted as unbounded (one wider than the dtype's
+         * range, W) whose integrands have opposite signs: +inf + -inf.
+         * mpcf.h does not say what that gives (NaN, like the float64 terms
+         * of opposite signs that overflow); treated as that range rule, in
+         * both dtypes. */
+        if (a->unbounded != 0 && (a->unbounded > 0) != (prod > 0)) a->r.piece_overflow = 1;
+        a->unbounded = prod;
+      }
       return;
     }
     if (a->dt == MPCF_FLOAT64 && fabsl(w * prod) > (long double)DBL_MAX / 4) a->r.piece_overflow = 1;
