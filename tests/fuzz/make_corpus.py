@@ -599,6 +599,12 @@ def capi_regressions():
         matvec(1, 1, kernel="l2", r=1, V=[sys.float_info.max, sys.float_info.max]),
         "V-matvec-l2-nan-bound-wait": create(1, [[(14.5, -15.75)], [(-16, -16)]]) +
         matvec(1, 1, kernel="l2", r=1, V=[sys.float_info.max, sys.float_info.max], mode="wait"),
+        # X (found by fuzz_capi): combine an empty collection with one of a
+        # single function (the zero function): expected MPCF_OK, 0
+        # functions; the library reads past the empty collection's offsets
+        # (ASan heap-buffer-overflow in OffsetDataManager::size_of).
+        "X-combine-empty-with-one": create(0, []) + create(2, [[(0, 0)]]) + combine(1, 0, 1, 2),
+        "X-combine-one-with-empty": create(0, []) + create(2, [[(0, 0)]]) + combine(1, 2, 1, 0),
         "T-reduce-sum-empty-2^63x2x0-axis2-ok": create(3, []) + reshape(3, ["2^63", 2, 0]) + reduce_(3, "sum", 2),
     }
 
