@@ -36,7 +36,7 @@ apt_install() {  # apt_install [--no-install-recommends] PACKAGE...
   apt-get install -y -qq "${opts[@]}" $missing >/dev/null
 }
 
-minimal="build-essential cmake pkg-config"
+minimal="build-essential cmake pkg-config libhwy-dev"
 full="$minimal libcmocka-dev libbenchmark-dev swig python3-dev python3-venv r-base-core r-base-dev \
 r-cran-rcpp r-cran-testthat python3-pycparser"
 if [ "${MPCF_DEPS:-full}" = minimal ]; then
