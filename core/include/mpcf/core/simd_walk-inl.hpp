@@ -22,33 +22,63 @@ namespace mpcf {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#ifndef MPCF_SIMD_AVX3_BYTES
+#define MPCF_SIMD_AVX3_BYTES 64
+#endif
+#if HWY_TARGET == HWY_AVX3
+#define MPCF_SIMD_BYTES MPCF_SIMD_AVX3_BYTES
+#else
+#define MPCF_SIMD_BYTES HWY_MAX_BYTES
+#endif
+
 // Vectors of the walk: N lanes of T (times, values) and of T's signed
 // integer (point indices), and N lanes of the accumulator's type.
 template <typename T, std::size_t N>
 using DT = hn::Simd<T, N, 0>;
 
-// Points of a float32 batch are gathered as 64-bit (t, v) pairs, one gather
-// per 64-bit vector, and split into times and values; float64 points are
-// gathered as two doubles (index in doubles: 2 per point).
+// Lanes 0, 2 (Even) or 1, 3 (Odd) of each 128-bit block of a, then of b:
+// [a0 a2 b0 b2] per block (one shufps: the only raw intrinsics here, for
+// an in-block two-source shuffle Highway 1.0 does not name).
+#define MPCF_SHUFFLE_BLOCKS(V, CALL)                                                  \
+  HWY_INLINE V EvenOfBlocks(V a, V b) { return V{CALL(a.raw, b.raw, 0x88)}; }     \
+  HWY_INLINE V OddOfBlocks(V a, V b) { return V{CALL(a.raw, b.raw, 0xDD)}; }
+MPCF_SHUFFLE_BLOCKS(hn::Vec128<float>, _mm_shuffle_ps)
+#if HWY_TARGET <= HWY_AVX2
+MPCF_SHUFFLE_BLOCKS(hn::Vec256<float>, _mm256_shuffle_ps)
+#endif
+#if HWY_TARGET <= HWY_AVX3
+MPCF_SHUFFLE_BLOCKS(hn::Vec512<float>, _mm512_shuffle_ps)
+#endif
+#undef MPCF_SHUFFLE_BLOCKS
+
+// Points of a float32 batch are gathered as 64-bit (t, v) pairs and split
+// into times and values; float64 points are gathered as two doubles (index
+// in doubles: 2 per point).
 template <std::size_t N>
 HWY_INLINE void GatherPoints(DT<float, N> d, const SimplePoint<float, float>* pts,
                              hn::Vec<DT<std::int32_t, N>> idx, hn::Vec<DT<float, N>>& t,
                              hn::Vec<DT<float, N>>& v) {
   const std::int64_t* base = reinterpret_cast<const std::int64_t*>(pts);
-  if constexpr (N * 8 <= HWY_MAX_BYTES) {
+  if constexpr (N * 4 == HWY_MAX_BYTES || (N * 4 >= 16 && N * 4 == MPCF_SIMD_BYTES)) {
+    // Full vectors: the indices interleaved with zeros per block are the
+    // 64-bit indices of lanes {0, 1} and {2, 3} of each block; the two
+    // gathers' (t, v) pairs, shuffled per block, give the lanes in order.
+    const DT<std::int32_t, N> di;
+    const hn::Repartition<std::int64_t, DT<std::int32_t, N>> d64;
+    const auto zero = hn::Zero(di);
+    const auto lo = hn::GatherIndex(d64, base, hn::BitCast(d64, hn::InterleaveLower(di, idx, zero)));
+    const auto hi = hn::GatherIndex(d64, base, hn::BitCast(d64, hn::InterleaveUpper(di, idx, zero)));
+    t = EvenOfBlocks(hn::BitCast(d, lo), hn::BitCast(d, hi));
+    v = OddOfBlocks(hn::BitCast(d, lo), hn::BitCast(d, hi));
+  } else {
+    // Half vectors (float32 inner products: as many lanes as doubles).
+    static_assert(N * 8 <= HWY_MAX_BYTES);
     const DT<std::int64_t, N> d64;
     const auto p = hn::GatherIndex(d64, base, hn::PromoteTo(d64, idx));
     const hn::Repartition<float, DT<std::int64_t, N>> d2;
     const auto f2 = hn::BitCast(d2, p);
     t = hn::LowerHalf(d, hn::ConcatEven(d2, f2, f2));
     v = hn::LowerHalf(d, hn::ConcatOdd(d2, f2, f2));
-  } else {
-    const DT<std::int32_t, N / 2> dh;
-    const DT<std::int64_t, N / 2> d64;
-    const auto lo = hn::GatherIndex(d64, base, hn::PromoteTo(d64, hn::LowerHalf(dh, idx)));
-    const auto hi = hn::GatherIndex(d64, base, hn::PromoteTo(d64, hn::UpperHalf(dh, idx)));
-    t = hn::ConcatEven(d, hn::BitCast(d, hi), hn::BitCast(d, lo));
-    v = hn::ConcatOdd(d, hn::BitCast(d, hi), hn::BitCast(d, lo));
   }
 }
 template <std::size_t N>
@@ -229,34 +259,42 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
                           T* gvOut, typename Fold::Acc* accOut) {
   using D = DT<T, N>;
   using DI = hn::RebindToSigned<D>;
+  using TI = hn::TFromD<DI>;
   using V = hn::Vec<D>;
   using VI = hn::Vec<DI>;
   const D d;
   const DI di;
-  const VI stride = hn::Set(di, kIndexStep<T>);
   V fT[K], fV[K], gT[K], gV[K], t[K];
-  VI fi[K], gi[K];
+  VI fi[K];
   typename Fold::Acc acc[K];
+  // fi + gi = fStart + gStart + (steps so far) * kIndexStep in every lane
+  // while all lanes walk, so g's index is not kept: sumStart holds
+  // fStart + gStart.
+  HWY_ALIGN TI sumStart[K * N];
   for (int k = 0; k < K; ++k) {
     fi[k] = hn::LoadU(di, fStart + k * N);
-    gi[k] = hn::LoadU(di, gStart + k * N);
+    const VI gi = hn::LoadU(di, gStart + k * N);
+    hn::Store(hn::Add(fi[k], gi), di, sumStart + k * N);
     GatherPoints(d, pts, fi[k], fT[k], fV[k]);
-    GatherPoints(d, pts, gi[k], gT[k], gV[k]);
+    GatherPoints(d, pts, gi, gT[k], gV[k]);
     t[k] = hn::IfThenElse(hn::Lt(gT[k], fT[k]), gT[k], fT[k]);  // min_value(f0.t, g0.t)
     acc[k] = fold.Init();
   }
   std::uint32_t s = 0;
   for (; s < minSteps; ++s) {
+    const VI consumed = hn::Set(di, static_cast<TI>((s + 1) * kIndexStep<T>));
     for (int k = 0; k < K; ++k) {
       const auto takeF = hn::Le(fT[k], gT[k]);
       const V tn = hn::IfThenElse(takeF, fT[k], gT[k]);
       acc[k] = fold.Fold(acc[k], t[k], tn, fV[k], gV[k]);
       t[k] = tn;
       const auto mi = hn::RebindMask(di, takeF);
-      fi[k] = hn::Add(fi[k], hn::IfThenElseZero(mi, stride));
-      gi[k] = hn::Add(gi[k], hn::IfThenZeroElse(mi, stride));
+      VI minusStep = hn::VecFromMask(di, mi);  // -1 where f is consumed
+      if constexpr (kIndexStep<T> == 2) minusStep = hn::Add(minusStep, minusStep);
+      fi[k] = hn::Sub(fi[k], minusStep);
+      const VI gi = hn::Sub(hn::Add(hn::Load(di, sumStart + k * N), consumed), fi[k]);
       V nT, nV;
-      GatherPoints(d, pts, hn::IfThenElse(mi, fi[k], gi[k]), nT, nV);
+      GatherPoints(d, pts, hn::IfThenElse(mi, fi[k], gi), nT, nV);
       fT[k] = hn::IfThenElse(takeF, nT, fT[k]);
       fV[k] = hn::IfThenElse(takeF, nV, fV[k]);
       gT[k] = hn::IfThenElse(takeF, gT[k], nT);
@@ -265,26 +303,34 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
   }
   // Lanes with fewer steps stop: their rectangle becomes [t, t) (width 0:
   // every fold leaves the accumulator as it is) and nothing is consumed.
-  for (; s < maxSteps; ++s) {
-    const VI sv = hn::Set(di, static_cast<hn::TFromD<DI>>(s));
+  if (s < maxSteps) {
+    const VI stride = hn::Set(di, kIndexStep<T>);
+    const VI consumed = hn::Set(di, static_cast<TI>(s * kIndexStep<T>));
+    VI gi[K];
     for (int k = 0; k < K; ++k) {
-      const auto active = hn::RebindMask(d, hn::Lt(sv, hn::LoadU(di, steps + k * N)));
-      const auto fFirst = hn::Le(fT[k], gT[k]);
-      const auto takeF = hn::And(fFirst, active);
-      const auto takeG = hn::AndNot(fFirst, active);
-      const V tn = hn::IfThenElse(active, hn::IfThenElse(fFirst, fT[k], gT[k]), t[k]);
-      acc[k] = fold.Fold(acc[k], t[k], tn, fV[k], gV[k]);
-      t[k] = tn;
-      const auto mf = hn::RebindMask(di, takeF);
-      const auto mg = hn::RebindMask(di, takeG);
-      fi[k] = hn::Add(fi[k], hn::IfThenElseZero(mf, stride));
-      gi[k] = hn::Add(gi[k], hn::IfThenElseZero(mg, stride));
-      V nT, nV;
-      GatherPoints(d, pts, hn::IfThenElse(mf, fi[k], gi[k]), nT, nV);
-      fT[k] = hn::IfThenElse(takeF, nT, fT[k]);
-      fV[k] = hn::IfThenElse(takeF, nV, fV[k]);
-      gT[k] = hn::IfThenElse(takeG, nT, gT[k]);
-      gV[k] = hn::IfThenElse(takeG, nV, gV[k]);
+      gi[k] = hn::Sub(hn::Add(hn::Load(di, sumStart + k * N), consumed), fi[k]);
+    }
+    for (; s < maxSteps; ++s) {
+      const VI sv = hn::Set(di, static_cast<TI>(s));
+      for (int k = 0; k < K; ++k) {
+        const auto active = hn::RebindMask(d, hn::Lt(sv, hn::LoadU(di, steps + k * N)));
+        const auto fFirst = hn::Le(fT[k], gT[k]);
+        const auto takeF = hn::And(fFirst, active);
+        const auto takeG = hn::AndNot(fFirst, active);
+        const V tn = hn::IfThenElse(active, hn::IfThenElse(fFirst, fT[k], gT[k]), t[k]);
+        acc[k] = fold.Fold(acc[k], t[k], tn, fV[k], gV[k]);
+        t[k] = tn;
+        const auto mf = hn::RebindMask(di, takeF);
+        const auto mg = hn::RebindMask(di, takeG);
+        fi[k] = hn::Add(fi[k], hn::IfThenElseZero(mf, stride));
+        gi[k] = hn::Add(gi[k], hn::IfThenElseZero(mg, stride));
+        V nT, nV;
+        GatherPoints(d, pts, hn::IfThenElse(mf, fi[k], gi[k]), nT, nV);
+        fT[k] = hn::IfThenElse(takeF, nT, fT[k]);
+        fV[k] = hn::IfThenElse(takeF, nV, fV[k]);
+        gT[k] = hn::IfThenElse(takeG, nT, gT[k]);
+        gV[k] = hn::IfThenElse(takeG, nV, gV[k]);
+      }
     }
   }
   for (int k = 0; k < K; ++k) {
@@ -339,12 +385,15 @@ void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, cons
 
 // Lanes per vector: the widest vector of the target for the accumulator's
 // type (float32 inner products: as many float lanes as double lanes).
+#ifndef MPCF_SIMD_CHAINS
+#define MPCF_SIMD_CHAINS 4
+#endif
 template <typename A>
 constexpr std::size_t LanesFor() {
-  return HWY_MAX_BYTES / sizeof(A);
+  return MPCF_SIMD_BYTES / sizeof(A);
 }
 // Independent vectors walked in lockstep.
-constexpr int kChains = 4;
+constexpr int kChains = MPCF_SIMD_CHAINS;
 
 template <typename T>
 void WalkL1(const PairBatch<T>& b, const Window<T>& w, const OperationL1Dist<T>& op, bool unchecked) {
