@@ -179,6 +179,13 @@ std::string build_info_string() {
   os << "; compiler=GNU " << __GNUC__ << '.' << __GNUC_MINOR__ << '.' << __GNUC_PATCHLEVEL__;
 #endif
   os << "; threads=" << mpcf::resolve_thread_count(0);
+  // The CPU walk's instruction set on this machine, and those compiled in.
+  os << "; cpu_simd=" << mpcf::cpu_simd_name(mpcf::cpu_simd_best()) << " (compiled: scalar";
+  for (int s = 1; s < mpcf::kCpuSimdCount; ++s) {
+    const auto c = static_cast<mpcf::CpuSimd>(s);
+    if (mpcf::cpu_simd_compiled(c)) os << ' ' << mpcf::cpu_simd_name(c);
+  }
+  os << ')';
   return os.str();
 }
 

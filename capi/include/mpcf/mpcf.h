@@ -77,7 +77,11 @@ MPCF_API const char* mpcf_version_string(void);
 
 /** One line describing the build, e.g.
  *  "libmpcf 0.1.0; cuda=on; cuda_runtime=13000; cuda_architectures=90;
- *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200)". Static storage. */
+ *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200); threads=16;
+ *   cpu_simd=avx512 (compiled: scalar sse4 avx2 avx512)": cpu_simd is the
+ *  instruction set the CPU walk uses on this machine (the environment
+ *  variable MPCF_CPU_SIMD=scalar|sse4|avx2|avx512 picks a lower one for a
+ *  computation). Static storage. */
 MPCF_API const char* mpcf_build_info(void);
 
 /** 1 when the library was built with the CUDA backend, 0 otherwise. */
