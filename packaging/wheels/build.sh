@@ -102,6 +102,9 @@ for flavour in "${flavours[@]}"; do
       fi
       ;;
   esac
+  # The SIMD CPU walk is part of every wheel: Highway's headers are required
+  # (Debian: apt-get install libhwy-dev); the wheel gains no dependency.
+  defines+=(-Ccmake.define.MPCF_WITH_HIGHWAY=ON)
   raw=$work/raw-$flavour
   rm -rf "$raw"
   say "building the $flavour wheel ($dist_name) with Python $pyver, build tree $work/$flavour"
