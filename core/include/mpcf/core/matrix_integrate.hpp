@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -63,11 +64,13 @@ struct PairRequest {
   }
 };
 
-// How the CPU splits work: block side 128 by default keeps a band of column
-// functions in cache while the rows sweep over it.
+// How the CPU splits work. By default a block is at most 128 x 128 (a band
+// of column functions stays in cache while the rows sweep over it) and at
+// least 32 x 32, and there are about 16 blocks per thread, so that the
+// threads, taking the blocks largest first, finish together.
 struct CpuExecutionConfig {
   int threads = 0;                        // 0: hardware threads
-  std::uint64_t maxBlockElements = 0;     // 0: 128 * 128
+  std::uint64_t maxBlockElements = 0;     // 0: automatic (see above)
   std::uint64_t splitHint = 0;            // 0: 1
   std::uint64_t minBlockSide = 0;
   std::optional<CpuSimd> simd;            // unset: cpu_simd_default()
@@ -75,13 +78,28 @@ struct CpuExecutionConfig {
 
 int resolve_thread_count(int requested);
 
+// The automatic block side: 16 blocks per thread, clamped to [32, 128].
+inline std::uint64_t cpu_block_side(std::size_t nRows, std::size_t nCols, BlockMode mode,
+                                    int threads) {
+  const double pairs = static_cast<double>(nRows) * static_cast<double>(nCols) *
+                       (mode == BlockMode::LowerTriangle ? 0.5 : 1.0);
+  const double perBlock = pairs / (16.0 * static_cast<double>(threads < 1 ? 1 : threads));
+  const double side = std::sqrt(perBlock);
+  return side >= 128 ? 128 : side <= 32 ? 32 : static_cast<std::uint64_t>(side);
+}
+
 inline BlockScheduler make_cpu_scheduler(std::size_t nRows, std::size_t nCols, BlockMode mode,
                                          const CpuExecutionConfig& cfg) {
   BlockScheduler::Config c;
   c.nRows = nRows;
   c.nCols = nCols;
   c.mode = mode;
-  c.maxOutputElements = cfg.maxBlockElements ? cfg.maxBlockElements : 128 * 128;
+  if (cfg.maxBlockElements) {
+    c.maxOutputElements = cfg.maxBlockElements;
+  } else {
+    const std::uint64_t side = cpu_block_side(nRows, nCols, mode, resolve_thread_count(cfg.threads));
+    c.maxOutputElements = side * side;
+  }
   c.nSplitsHint = cfg.splitHint ? cfg.splitHint : 1;
   c.minBlockSide = cfg.minBlockSide;
   return BlockScheduler(c);
