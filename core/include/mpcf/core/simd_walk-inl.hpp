@@ -51,9 +51,12 @@ MPCF_SHUFFLE_BLOCKS(hn::Vec512<float>, _mm512_shuffle_ps)
 #endif
 #undef MPCF_SHUFFLE_BLOCKS
 
-// Points of a float32 batch are gathered as 64-bit (t, v) pairs and split
-// into times and values; float64 points are gathered as two doubles (index
-// in doubles: 2 per point).
+// Points of a float32 batch are gathered as 64-bit (t, v) pairs (hardware
+// gathers) and split into times and values; float64 points are loaded lane
+// by lane, 16 bytes each, and unpacked (index in doubles: 2 per point). On
+// AMD Zen 4, where a gathered element costs about 2.3 cycles, that load is
+// 1.3x faster than two gathers of 8-byte elements; for 8-byte float32
+// points the gathers are as fast (AVX2) or faster (AVX-512).
 template <std::size_t N>
 HWY_INLINE void GatherPoints(DT<float, N> d, const SimplePoint<float, float>* pts,
                              hn::Vec<DT<std::int32_t, N>> idx, hn::Vec<DT<float, N>>& t,
@@ -86,8 +89,26 @@ HWY_INLINE void GatherPoints(DT<double, N> d, const SimplePoint<double, double>*
                              hn::Vec<DT<std::int64_t, N>> idx, hn::Vec<DT<double, N>>& t,
                              hn::Vec<DT<double, N>>& v) {
   const double* base = &pts[0].t;
-  t = hn::GatherIndex(d, base, idx);
-  v = hn::GatherIndex(d, base + 1, idx);
+  // Point by point: one 128-bit load of (t, v) per lane; even lanes'
+  // points in a, odd lanes' in b, block by block; unpacking gives t and v.
+  HWY_ALIGN std::int64_t ix[N];
+  hn::Store(idx, hn::RebindToSigned<DT<double, N>>(), ix);
+  const hn::Full128<double> d2;
+  auto p = [&](std::size_t l) { return hn::LoadU(d2, base + ix[l]); };
+  hn::Vec<DT<double, N>> a, b;
+  if constexpr (N == 2) {
+    a = p(0);
+    b = p(1);
+  } else if constexpr (N == 4) {
+    a = hn::Combine(d, p(2), p(0));
+    b = hn::Combine(d, p(3), p(1));
+  } else {
+    const hn::Simd<double, 4, 0> d4;
+    a = hn::Combine(d, hn::Combine(d4, p(6), p(4)), hn::Combine(d4, p(2), p(0)));
+    b = hn::Combine(d, hn::Combine(d4, p(7), p(5)), hn::Combine(d4, p(3), p(1)));
+  }
+  t = hn::InterleaveLower(d, a, b);
+  v = hn::InterleaveUpper(d, a, b);
 }
 // Index units per point.
 template <typename T>
