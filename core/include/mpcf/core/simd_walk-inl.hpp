@@ -204,8 +204,12 @@ struct FoldScaled {
     const V w = ClippedWidth(d, t, tn, a, b);
     const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Ne(x, hn::Zero(d)));
     const auto up = hn::Gt(x, acc.scale);
-    // up ? scale / x : x / scale, one division of the same operands.
-    const V r = hn::Div(hn::IfThenElse(up, acc.scale, x), hn::IfThenElse(up, x, acc.scale));
+    // up ? scale / x : x / scale, one division of the same operands; x
+    // equal to the scale gives ratio 1, also +inf against +inf (as
+    // detail::scaled_fold: inf / inf would be NaN).
+    const V r = hn::IfThenElse(
+        hn::Eq(x, acc.scale), hn::Set(d, T(1)),
+        hn::Div(hn::IfThenElse(up, acc.scale, x), hn::IfThenElse(up, x, acc.scale)));
     V q;
     if constexpr (Square) {
       q = hn::Mul(r, r);
