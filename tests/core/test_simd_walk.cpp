@@ -5,12 +5,12 @@
 //    functions with shared and equal times, negative and -0 times, zero and
 //    equal values, unbounded tails (+inf results), values near the largest
 //    finite (overflow to +-inf and NaN inner products), tiny values, windows
-//    (finite, half-infinite, outside the data), for L1, p = 2, 3, 1.5, a p
-//    beyond float's range, p = inf and the L2 inner product, with the
+//    (finite, half-infinite, outside the data), for L1, p = 2, 3, 1.5, 400,
+//    1e39 and 1e300 (beyond float's range), p = inf and the L2 inner product, with the
 //    unchecked fold wherever unchecked_fold_allowed says so and the checked
 //    fold always; lengths 1 to 40 in one batch (lanes of one group stop at
 //    different steps) and batches that do not fill the last group;
-//  * the CPU executor on every instruction set and 1 to 3 threads, small and
+//  * the CPU executor on every instruction set and 1, 2, 3 and 7 threads, small and
 //    default blocks, symmetric (distances and kernels) and cross planes,
 //    row-major and column-major consumers: the same bits as the scalar walk.
 #include <cmath>
@@ -168,6 +168,8 @@ void check_all_operations(CpuSimd simd, const std::vector<Fn<T>>& fs, int kind) 
     check_batch(simd, fs, w, OperationL2Dist<T>{}, "L2", kind);
     check_batch(simd, fs, w, OperationLpDist<T>(3.0), "Lp, p = 3", kind);
     check_batch(simd, fs, w, OperationLpDist<T>(1.5), "Lp, p = 1.5", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(400.0), "Lp, p = 400", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(1e39), "Lp, p = 1e39", kind);
     check_batch(simd, fs, w, OperationLpDist<T>(1e300), "Lp, p = 1e300", kind);
     check_batch(simd, fs, w, OperationLinfDist<T>{}, "Linf", kind);
     check_batch(simd, fs, w, OperationL2InnerProduct<T>{}, "L2 inner product", kind);
@@ -254,7 +256,8 @@ void check_executor() {
   for (int k = 0; k < 45; ++k) ys.push_back(random_function<T>(rng, 5, len(rng)));
   const auto X = collection(xs), Y = collection(ys);
   const OperationSpec specs[] = {OperationSpec::distance(1), OperationSpec::distance(2),
-                                 OperationSpec::distance(3),
+                                 OperationSpec::distance(3), OperationSpec::distance(1.5),
+                                 OperationSpec::distance(400),
                                  OperationSpec::distance(std::numeric_limits<double>::infinity()),
                                  OperationSpec::l2_kernel()};
   const T inf = std::numeric_limits<T>::infinity();
@@ -270,7 +273,7 @@ void check_executor() {
           scalar.threads = 1;
           const auto want = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar);
           for (CpuSimd s : simd_targets()) {
-            for (int threads = 1; threads <= 3; ++threads) {
+            for (int threads : {1, 2, 3, 7}) {
               for (std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
                 CpuExecutionConfig cfg;
                 cfg.simd = s;
