@@ -98,8 +98,11 @@ def main() -> int:
             mp_version = "installed"
     info = mpcf.build_info() if hasattr(mpcf, "build_info") else ""
     simd = next((p.strip() for p in info.split(";") if p.strip().startswith("cpu_simd=")), "cpu_simd=?")
+    simd = simd.split(" (")[0]
+    if os.environ.get("MPCF_CPU_SIMD"):
+        simd += f", run with MPCF_CPU_SIMD={os.environ['MPCF_CPU_SIMD']}"
     ncpu = os.cpu_count() or 1
-    print(f"machine: {ncpu} CPUs; libmpcf {mpcf.__version__} ({simd.split(' (')[0]}); "
+    print(f"machine: {ncpu} CPUs; libmpcf {mpcf.__version__} ({simd}); "
           f"masspcf {mp_version}; "
           f"median of {args.repeat} runs per cell")
     print()
@@ -125,6 +128,9 @@ def main() -> int:
                 out = np.empty(n * (n - 1) // 2, dtype=dtype)
 
                 def run_mpcf(scalar=False):
+                    # MPCF_CPU_SIMD as the caller set it, except for the
+                    # scalar column.
+                    old = os.environ.get("MPCF_CPU_SIMD")
                     if scalar:
                         os.environ["MPCF_CPU_SIMD"] = "scalar"
                     try:
@@ -132,7 +138,10 @@ def main() -> int:
                         mpcf.pdist(X, backend="cpu", threads=threads, out=out)
                         return time.perf_counter() - t0
                     finally:
-                        os.environ.pop("MPCF_CPU_SIMD", None)
+                        if old is None:
+                            os.environ.pop("MPCF_CPU_SIMD", None)
+                        else:
+                            os.environ["MPCF_CPU_SIMD"] = old
 
                 def run_masspcf():
                     t0 = time.perf_counter()
