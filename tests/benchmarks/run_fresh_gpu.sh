@@ -16,7 +16,15 @@
 #      build-gpu-check/dist/ (that route needs no SWIG on the machine);
 #   2. BUILD_DIR/bindings/python when it holds the package;
 #   3. else BUILD_DIR is configured and built here (CUDA for sm_90, the
-#      Python package: needs SWIG >= 4.0 and the Python headers).
+#      Python package: needs SWIG >= 4.0 and the Python headers; Highway's
+#      headers from MPCF_HWY_INCLUDE_DIR or .whl/hwy-include when the
+#      system has none, see packaging/wheels/download_build_wheels.sh).
+#
+# With MPCF_MASSPCF_WHEELS=<folder of the masspcf==0.4.1 and tqdm wheels>
+# (pip download --no-deps --only-binary=:all: --python-version <the GPU
+# machine's> masspcf==0.4.1 tqdm -d <folder>, where there is network), it
+# also runs tests/benchmarks/cpu_vs_masspcf.py on this machine's cores: the
+# CPU backends side by side (issue target: >= 3x masspcf on 16 cores).
 # Output goes to stdout and BUILD_DIR/fresh_gpu.log.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -39,7 +47,9 @@ else
   if ! PYTHONPATH=$build/bindings/python "$python" -c "import mpcf" 2>/dev/null; then
     echo "== building the CUDA library and the Python package in $build"
     gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-    cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+    hwy=(); hwy_dir=${MPCF_HWY_INCLUDE_DIR:-$root/.whl/hwy-include}
+    [ -f "$hwy_dir/hwy/highway.h" ] && hwy=(-DMPCF_HWY_INCLUDE_DIR="$hwy_dir")
+    cmake -S "$root" -B "$build" "${gen[@]}" "${hwy[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=${MPCF_CUDA_ARCHITECTURES:-90} -DMPCF_BUILD_PYTHON=ON \
       -DMPCF_BUILD_BENCHMARKS=OFF -DPython3_EXECUTABLE="$(command -v "$python")" >/dev/null
     cmake --build "$build" --target mpcf_python_package -j "$(nproc)" 2>&1 | tail -3
@@ -51,3 +61,10 @@ fi
 PYTHONPATH=$pp "${run[@]}" -c "import mpcf, sys; print(mpcf.build_info()); sys.exit(0 if mpcf.cuda_device_count() > 0 else 'no CUDA device seen by mpcf')"
 PYTHONPATH=$pp "${run[@]}" "$root/tests/benchmarks/fresh_output.py" --backend cuda \
   --n 20000 --m 128 --dtype float32,float64 --repeat 7
+
+if [ -n "${MPCF_MASSPCF_WHEELS:-}" ]; then
+  echo "== the CPU backends side by side on this machine's cores (masspcf 0.4.1 vs libmpcf)"
+  rm -rf "$build/masspcf-py"
+  "${run[@]}" -m pip install --no-index --no-deps -q --target "$build/masspcf-py" "$MPCF_MASSPCF_WHEELS"/*.whl
+  PYTHONPATH=${pp:+$pp:}$build/masspcf-py "${run[@]}" "$root/tests/benchmarks/cpu_vs_masspcf.py" --repeat 5
+fi
