@@ -16,7 +16,8 @@
 #      build-gpu-check/dist/ (that route needs no SWIG on the machine);
 #   2. BUILD_DIR/bindings/python when it holds the package;
 #   3. else BUILD_DIR is configured and built here (CUDA for sm_90, the
-#      Python package: needs SWIG >= 4.0 and the Python headers; Highway's
+#      Python package: needs the Python headers and SWIG >= 4.0, the
+#      system's or the swig wheel in .whl/; Highway's
 #      headers from MPCF_HWY_INCLUDE_DIR or .whl/hwy-include when the
 #      system has none, see packaging/wheels/download_build_wheels.sh).
 #
@@ -47,9 +48,17 @@ else
   if ! PYTHONPATH=$build/bindings/python "$python" -c "import mpcf" 2>/dev/null; then
     echo "== building the CUDA library and the Python package in $build"
     gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+    # SWIG: the system's, else the swig wheel of .whl/ (the wheel build tools
+    # of packaging/wheels/download_build_wheels.sh) in a venv.
+    swig=()
+    if ! command -v swig >/dev/null 2>&1 && ls "$root"/.whl/swig-*.whl >/dev/null 2>&1; then
+      "$python" -m venv "$build/tools"
+      "$build/tools/bin/pip" install -q --no-index --find-links "$root/.whl" swig
+      swig=(-DSWIG_EXECUTABLE="$build/tools/bin/swig")
+    fi
     hwy=(); hwy_dir=${MPCF_HWY_INCLUDE_DIR:-$root/.whl/hwy-include}
     [ -f "$hwy_dir/hwy/highway.h" ] && hwy=(-DMPCF_HWY_INCLUDE_DIR="$hwy_dir")
-    cmake -S "$root" -B "$build" "${gen[@]}" "${hwy[@]}" -DCMAKE_BUILD_TYPE=Release \
+    cmake -S "$root" -B "$build" "${gen[@]}" "${swig[@]}" "${hwy[@]}" -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_CUDA_ARCHITECTURES=${MPCF_CUDA_ARCHITECTURES:-90} -DMPCF_BUILD_PYTHON=ON \
       -DMPCF_BUILD_BENCHMARKS=OFF -DPython3_EXECUTABLE="$(command -v "$python")" >/dev/null
     cmake --build "$build" --target mpcf_python_package -j "$(nproc)" 2>&1 | tail -3
