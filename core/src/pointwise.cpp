@@ -107,6 +107,9 @@ std::shared_ptr<const PcfCollection<T>> reduce(const PcfDataManager<T>& data, Re
         "the mean of no functions is undefined (the collection, or the axis reduced, is empty)");
   }
   PcfBuilder<T> out;
+  // No groups: an empty result, whatever len (an empty collection's axis
+  // may be 2^63 long; nothing may be sized by it).
+  if (groups == 0) return out.build();
   std::vector<std::uint64_t> index(len);
   for (std::uint64_t g = 0; g < groups; ++g) {
     const std::uint64_t base = (g / inner) * len * inner + g % inner;

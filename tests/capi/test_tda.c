@@ -344,6 +344,29 @@ static void test_reduce_empty(void** s) {
   ok(mpcf_pcfs_count(S, &n));
   assert_int_equal(n, 0);
   mpcf_pcfs_destroy(S);
+
+  /* Found by fuzzing: the other dimensions of an empty collection can be
+   * huge. Along the 0: a result of 2^63 * 2 = 2^64 functions is refused by
+   * name (was MPCF_ERROR_INTERNAL), 2^40 zero functions (24 TB) are more
+   * than any machine's memory (was an attempt to allocate them); along a
+   * huge axis the result is empty whatever the others, and a mean of none
+   * stays the mean's error. */
+  ok(mpcf_pcfs_reshape(E, 3, (const uint64_t[]){(uint64_t)1 << 63, 2, 0}));
+  S = SENTINEL;
+  expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 2, &S), MPCF_ERROR_INVALID_ARGUMENT, "more than 2^64");
+  ok(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 0, &S)); /* shape (2, 0): empty */
+  ok(mpcf_pcfs_count(S, &n));
+  assert_int_equal(n, 0);
+  mpcf_pcfs_destroy(S);
+  ok(mpcf_pcfs_reshape(E, 3, (const uint64_t[]){(uint64_t)1 << 40, 1, 0}));
+  S = SENTINEL;
+  expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 2, &S), MPCF_ERROR_OUT_OF_MEMORY, "1099511627776 functions");
+  expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_MEAN, 2, &S), MPCF_ERROR_INVALID_ARGUMENT, "mean of no functions");
+  assert_ptr_equal(S, SENTINEL);
+  ok(mpcf_pcfs_reduce(E, MPCF_REDUCE_MEAN, 0, &S)); /* shape (1, 0): empty */
+  ok(mpcf_pcfs_count(S, &n));
+  assert_int_equal(n, 0);
+  mpcf_pcfs_destroy(S);
   mpcf_pcfs_destroy(E);
 
   /* A sum that overflows float32 is an error, not inf. */

@@ -579,7 +579,11 @@ typedef enum mpcf_reduction {
  *  t alone, in double precision, as a balanced pairwise sum in index order
  *  (divided by the count for a mean), rounded once to the dtype.
  *  The sum of no function is the zero function; the mean of none is
- *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype. */
+ *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype.
+ *  (An empty collection's other dimensions can be anything: a result of
+ *  more than 2^64 functions is MPCF_ERROR_INVALID_ARGUMENT, one larger than
+ *  the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY, both before
+ *  anything is allocated.) */
 MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,
                                       size_t axis, mpcf_pcfs** out);
 
