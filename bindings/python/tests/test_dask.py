@@ -209,6 +209,34 @@ def test_knn_among_y(client, rng):
     assert d.tobytes() == single_d.tobytes() and np.array_equal(i, single_i)
 
 
+def test_knn_tiles_as_on_gpus(rng, monkeypatch):
+    # With CUDA a tile below the diagonal is two libmpcf knn calls (rows
+    # among columns, columns among rows) instead of one cdist: the same bits.
+    # Run here on the CPU through the local scheduler (this process).
+    monkeypatch.setattr(_dask_tasks, "uses_cuda", lambda opts: True)
+    X = random_pcfs(rng, 31)
+    for p in (1, 2.5, np.inf):
+        want_d, want_i = mpcf.knn(X, 4, p=p)
+        d, i = mdask.knn(X, 4, p=p, chunks=6)
+        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+@pytest.mark.gpu
+def test_cuda_tiles_have_the_bits_of_the_single_cuda_calls(client, rng):
+    # backend="cuda" on the workers: pdist tiles and the knn tiles below the
+    # diagonal as two libmpcf knn calls (rows among columns, columns among
+    # rows), against the single-process CUDA calls.
+    for dtype in (np.float32, np.float64):
+        X = random_pcfs(rng, 1201, max_m=40, dtype=dtype)
+        for p in (1, 2.5, np.inf):
+            want = mpcf.pdist(X, p, layout="square", backend="cuda")
+            got = compute(client, mdask.pdist(X, p, chunks=500, client=client, backend="cuda"))
+            assert got.tobytes() == want.tobytes(), (dtype, p)
+            want_d, want_i = mpcf.knn(X, 9, p=p, backend="cuda")
+            d, i = mdask.knn(X, 9, p=p, chunks=500, client=client, backend="cuda")
+            assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i), (dtype, p)
+
+
 def test_knn_keeps_the_shape_of_x(client, rng):
     X = random_pcfs(rng, 12)
     T = mpcf.PcfCollection([X.to_list()[:4], X.to_list()[4:8], X.to_list()[8:]])  # (3, 4)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mpcf
+from conftest import BACKENDS
 
 F0 = [(0.0, 3.0), (1.0, 0.0)]                 # 3 on [0, 1)
 F1 = [(0.0, 1.0), (2.0, 0.0)]                 # 1 on [0, 2)
@@ -71,9 +72,10 @@ def test_bad_ranges():
         X.slice(0, 2**70)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("p", [1, 2.5, np.inf])
-def test_tiles_over_slices_have_the_bits_of_the_single_call(rng, dtype, p):
+def test_tiles_over_slices_have_the_bits_of_the_single_call(rng, dtype, p, backend):
     n = 29
     funcs = []
     for _ in range(n):
@@ -83,7 +85,7 @@ def test_tiles_over_slices_have_the_bits_of_the_single_call(rng, dtype, p):
         v[-1] = 0.0
         funcs.append(np.stack([t, v], axis=1).astype(dtype))
     X = mpcf.PcfCollection(funcs)
-    whole = mpcf.pdist(X, p, layout="square", backend="cpu")
+    whole = mpcf.pdist(X, p, layout="square", backend=backend)
     for side in (1, 4, 10, 29):
         tiled = np.full((n, n), np.nan, dtype=dtype)
         for i0 in range(0, n, side):
@@ -91,8 +93,8 @@ def test_tiles_over_slices_have_the_bits_of_the_single_call(rng, dtype, p):
             for j0 in range(0, n, side):
                 j1 = min(j0 + side, n)
                 if i0 == j0:
-                    tile = mpcf.pdist(X.slice(i0, i1), p, layout="square", backend="cpu")
+                    tile = mpcf.pdist(X.slice(i0, i1), p, layout="square", backend=backend)
                 else:
-                    tile = mpcf.cdist(X.slice(i0, i1), X.slice(j0, j1), p, backend="cpu", threads=1)
+                    tile = mpcf.cdist(X.slice(i0, i1), X.slice(j0, j1), p, backend=backend, threads=1)
                 tiled[i0:i1, j0:j1] = tile
         assert tiled.tobytes() == whole.tobytes()

@@ -139,10 +139,26 @@ def knn_below_diagonal(X: PcfCollection, i0: int, i1: int, j0: int, j1: int, k: 
                        settings: Settings) -> Tuple[KnnLists, KnnLists]:
     """A tile below the diagonal (j1 <= i0) serves two row blocks: the rows
     i0..i1-1 find candidates among j0..j1-1, and the rows j0..j1-1 among
-    i0..i1-1. One cdist computes every pair once (as pdist does), and both
-    lists are cut from it: (lists of rows i0.., lists of rows j0..)."""
-    D = _ops.cdist(X.slice(i0, i1), X.slice(j0, j1), p, **options(settings))
+    i0..i1-1. Returns (lists of rows i0.., lists of rows j0..).
+
+    On the CPU one cdist computes every pair of the tile once (as the
+    single-process knn does) and both lists are cut from it. On GPUs the
+    tile is two libmpcf knn calls instead, rows among columns and columns
+    among rows: the GPU computes each pair twice faster than the host would
+    select from a dense tile, and the k smallest are chosen on the device."""
+    opts = options(settings)
+    rows, cols = X.slice(i0, i1), X.slice(j0, j1)
+    if uses_cuda(opts):
+        d_rows, i_rows = _reduce.knn(rows, min(k, j1 - j0), cols, p=p, **opts)
+        d_cols, i_cols = _reduce.knn(cols, min(k, i1 - i0), rows, p=p, **opts)
+        return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
+    D = _ops.cdist(rows, cols, p, **opts)
     return smallest(D, k, j0), smallest(D.T, k, i0)
+
+
+def uses_cuda(opts: Dict[str, Any]) -> bool:
+    """Whether libmpcf may compute on a GPU with these settings."""
+    return opts["backend"] == "cuda" or (opts["backend"] == "auto" and _ops.cuda_device_count() > 0)
 
 
 def smallest(D: np.ndarray, k: int, first_index: int) -> KnnLists:

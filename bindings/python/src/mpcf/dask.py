@@ -22,7 +22,8 @@ How a run works:
 * Every value has the bits of the single-process call (``mpcf.pdist(X,
   layout="square")``, ``mpcf.cdist``, ``mpcf.knn``) on the same backend,
   whatever the chunking, the number of workers or the order in which tasks
-  ran.
+  ran. Name the backend ("cpu" or "cuda") for that: with "auto" each tile
+  chooses by its own size.
 * A worker that dies mid-run loses nothing: Dask runs its tasks again
   elsewhere (the collection is on every worker).
 * Each worker computes on its own cores and GPUs: ``backend``, ``threads``
@@ -457,10 +458,12 @@ def knn(
     Y, p=p)``.
 
     Without Y the neighbours are the other PCFs of X: tiles on the diagonal
-    are one libmpcf knn each, and each tile below the diagonal is one cdist
-    whose rows and columns both give candidate lists (every pair is
-    computed once, as in the single-process call). With Y, every tile is one
-    libmpcf knn of a slice of X among a slice of Y. The lists of a row block
+    are one libmpcf knn each; a tile below the diagonal is, on the CPU, one
+    cdist whose rows and columns both give candidate lists (every pair
+    computed once, as in the single-process call), and where libmpcf may use
+    a GPU two libmpcf knn calls, rows among columns and columns among rows
+    (the k smallest picked on the device). With Y, every tile is one libmpcf
+    knn of a slice of X among a slice of Y. The lists of a row block
     are merged on the workers by a tree of merges (``split_every`` lists per
     merge); the client receives O(n k) numbers. Neighbours are ascending by
     (distance, index), equal distances going to the smaller index and inf
