@@ -187,6 +187,13 @@ def smallest(D: np.ndarray, k: int, first_index: int) -> KnnLists:
             np.take_along_axis(picked, order, axis=1).astype(np.int64) + first_index)
 
 
+def merge_parts(k: int, parts: Sequence[Any], sides: Sequence[int]) -> KnnLists:
+    """merge_knn over lists as the tasks deliver them: a part is the lists
+    themselves (side -1) or one of the two lists of a tile below the
+    diagonal (side 0: its rows, 1: its columns)."""
+    return merge_knn(k, *[part if side < 0 else part[side] for part, side in zip(parts, sides)])
+
+
 def merge_knn(k: int, *parts: KnnLists) -> KnnLists:
     """The k smallest (distance, index) of each row over lists of the same
     rows from disjoint candidate sets. Exact and independent of the order of

@@ -117,6 +117,16 @@ def _default_client() -> Any:
         return None
 
 
+def _client_for(X: Any, client: Any) -> Any:
+    """The client a computation over X uses: the one given, the one X was
+    scattered with, or Dask's current one (None without any)."""
+    if client is not None:
+        return client
+    if isinstance(X, ScatteredPcfs):
+        return X.client
+    return _default_client()
+
+
 def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     """Sends a collection to every worker of the cluster once
     (``client.scatter(X, broadcast=True)``) and returns a handle to it for
@@ -144,19 +154,24 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     return ScatteredPcfs(future, X.shape, X.size, X.dtype, client)
 
 
+def _input(X: Any, default_dtype: Any = np.float64) -> Any:
+    """X as a ScatteredPcfs or a PcfCollection (plain numbers take
+    default_dtype), so that its size is known before anything is sent."""
+    return X if isinstance(X, ScatteredPcfs) else as_collection(X, None, default_dtype)
+
+
 class _Source:
     """The collection as the tasks see it: a key of the graph (the scattered
     future, or the collection itself as one task of the graph when no
     distributed client is running), with its shape, size and dtype."""
 
-    def __init__(self, X: Any, client: Any, default_dtype: Any = np.float64) -> None:
+    def __init__(self, X: Any, client: Any) -> None:
         if isinstance(X, ScatteredPcfs):
             if client is not None and X.client is not client:
                 raise ValueError("the ScatteredPcfs was scattered with another client than client=")
             self.ref = dask.delayed(X.future)
             self.shape, self.size, self.dtype, self.client = X.shape, X.size, X.dtype, X.client
             return
-        X = as_collection(X, None, default_dtype)
         self.shape, self.size, self.dtype = X.shape, X.size, X.dtype
         self.client = client if client is not None else _default_client()
         if self.client is None:
@@ -170,18 +185,24 @@ class _Source:
         return self.ref.key
 
 
-def _sources(X: Any, Y: Any, client: Any) -> Tuple[_Source, _Source]:
-    """X and Y for a cross computation (one dtype; plain numbers in Y take
+def _inputs(X: Any, Y: Any) -> Tuple[Any, Any]:
+    """X and Y of a cross computation, of one dtype (plain numbers in Y take
     X's dtype)."""
-    sx = _Source(X, client)
-    if Y is X:  # one collection, sent once
-        return sx, sx
-    sy = _Source(Y, client if client is not None else sx.client, sx.dtype)
-    if sy.dtype != sx.dtype:
+    X = _input(X)
+    Y = X if Y is X else _input(Y, X.dtype)
+    if Y.dtype != X.dtype:
         raise DtypeMismatchError(
-            f"X has dtype {sx.dtype} but Y has dtype {sy.dtype}; they must share one dtype",
+            f"X has dtype {X.dtype} but Y has dtype {Y.dtype}; they must share one dtype",
             swig.MPCF_ERROR_DTYPE_MISMATCH, "MPCF_ERROR_DTYPE_MISMATCH")
-    return sx, sy
+    return X, Y
+
+
+def _sources(X: Any, Y: Any, client: Any) -> Tuple[_Source, _Source]:
+    """Sends X and Y (once when they are the same object)."""
+    sx = _Source(X, client)
+    if Y is X:
+        return sx, sx
+    return sx, _Source(Y, client if client is not None else sx.client)
 
 
 def _graph(name: str, dsk: Dict[Any, Any], sources: Iterable[_Source]) -> HighLevelGraph:
@@ -358,12 +379,14 @@ def pdist(
     """
     p = _exponent(p)
     settings = _settings(window, backend, threads, devices)
-    src = _Source(X, client)
-    n = src.size
-    side = _auto_side(n, n, _total_threads(src.client), triangle=True)
+    X = _input(X)
+    n = X.size
+    client = _client_for(X, client)
+    side = _auto_side(n, n, _total_threads(client), triangle=True)
     sizes = _chunks_1d(chunks, n, side, "chunks")
     if n == 0:
-        return da.zeros((0, 0), dtype=src.dtype)
+        return da.zeros((0, 0), dtype=X.dtype)
+    src = _Source(X, client)
     bounds = _bounds(sizes)
     name = "mpcf-pdist-" + tokenize(src.key, p, settings, sizes)
     dsk: Dict[Any, Any] = {}
@@ -417,10 +440,12 @@ def cdist(
     """
     p = _exponent(p)
     settings = _settings(window, backend, threads, devices)
+    X, Y = _inputs(X, Y)
+    client = _client_for(X, client)
+    row_sizes, col_sizes = _chunks_2d(chunks, X.size, Y.size, _total_threads(client))
+    if X.size == 0 or Y.size == 0:
+        return da.zeros((X.size, Y.size), dtype=X.dtype)
     sx, sy = _sources(X, Y, client)
-    row_sizes, col_sizes = _chunks_2d(chunks, sx.size, sy.size, _total_threads(sx.client))
-    if sx.size == 0 or sy.size == 0:
-        return da.zeros((sx.size, sy.size), dtype=sx.dtype)
     name = "mpcf-cdist-" + tokenize(sx.key, sy.key, p, settings, row_sizes, col_sizes)
     dsk: Dict[Any, Any] = {}
     for I, (i0, i1) in enumerate(_bounds(row_sizes)):
@@ -430,13 +455,6 @@ def cdist(
 
 
 # ---- nearest neighbours --------------------------------------------------
-
-
-def _merge_parts(k: int, parts: List[Any], sides: List[int]) -> _tasks.KnnLists:
-    """Merges lists given as they come from the tasks: a part is the lists
-    themselves (side -1) or one of the two lists of a tile below the
-    diagonal (side 0: its rows, 1: its columns)."""
-    return _tasks.merge_knn(k, *[part if side < 0 else part[side] for part, side in zip(parts, sides)])
 
 
 def knn(
@@ -511,20 +529,22 @@ def knn(
     if k < 1:
         raise ValueError(f"k = {k}; k must be at least 1")
     if Y is None:
-        sx = sy = _Source(X, client)
-        candidates = max(sx.size - 1, 0)
+        X = Yc = _input(X)
+        candidates = max(X.size - 1, 0)
     else:
-        sx, sy = _sources(X, Y, client)
-        candidates = sy.size
+        X, Yc = _inputs(X, Y)
+        candidates = Yc.size
     if k > candidates:
         where = "PCFs in Y" if Y is not None else "other PCFs in X (X.size - 1)"
         raise ValueError(f"k = {k} is more than the {candidates} {where}")
-    threads_total = _total_threads(sx.client)
+    client = _client_for(X, client)
+    threads_total = _total_threads(client)
     if Y is None:
-        side = _auto_side(sx.size, sx.size, threads_total, triangle=True)
-        row_sizes = col_sizes = _chunks_1d(chunks, sx.size, side, "chunks")
+        side = _auto_side(X.size, X.size, threads_total, triangle=True)
+        row_sizes = col_sizes = _chunks_1d(chunks, X.size, side, "chunks")
     else:
-        row_sizes, col_sizes = _chunks_2d(chunks, sx.size, sy.size, threads_total)
+        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total)
+    sx, sy = _sources(X, Yc, client)
     rows, cols = _bounds(row_sizes), _bounds(col_sizes)
     name = "mpcf-knn-" + tokenize(sx.key, sy.key, Y is None, k, p, settings, row_sizes, col_sizes,
                                   split_every)
@@ -552,7 +572,7 @@ def knn(
             for s in range(0, len(row_parts), split_every):
                 group = row_parts[s : s + split_every]
                 key = (name + "-merge", I, level, s)
-                dsk[key] = (_merge_parts, k, [g[0] for g in group], [g[1] for g in group])
+                dsk[key] = (_tasks.merge_parts, k, [g[0] for g in group], [g[1] for g in group])
                 merged.append((key, -1))
             row_parts = merged
             level += 1
