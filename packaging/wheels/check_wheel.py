@@ -167,6 +167,24 @@ def main():
     # pip install the wheel alone (--no-deps; the tests import NumPy anyway).
     dropped = ("PYTHONHOME", "LD_LIBRARY_PATH") if args.offline else ("PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
+    if args.offline:
+        # Where the interpreter itself finds NumPy, SciPy and pytest (a
+        # venv may not see them: user sites, vendor paths): after the venv's
+        # own site-packages, so the installed mpcf still comes first.
+        found = subprocess.run(
+            [args.venv_python, "-c",
+             "import importlib.util as u, os\n"
+             "for m in ('numpy', 'scipy', 'pytest', '_pytest', 'pluggy', 'iniconfig'):\n"
+             "    s = u.find_spec(m)\n"
+             "    if s and s.origin: print(os.path.dirname(os.path.dirname(s.origin)))"],
+            capture_output=True, text=True, env=env).stdout.split()
+        extra = [d for d in dict.fromkeys(found) if d]
+        if extra:
+            env["PYTHONPATH"] = os.pathsep.join(([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []) + extra)
+            print("offline: the interpreter's NumPy/SciPy/pytest from", ", ".join(extra))
+        # For later steps that run the venv's python (gpu_check.sh's timing).
+        with open(os.path.join(work, "pythonpath"), "w") as f:
+            f.write(env.get("PYTHONPATH", ""))
     env["PATH"] = forbidding_path(work)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "--only-binary=:all:"]

@@ -18,6 +18,7 @@
 #      the C benchmark of the same case in the same run
 #      (bench_gpu --benchmark_filter='^e2e/pdist_L1/f32/n20000/m128/'; built
 #      in BUILD_DIR first when it is not there).
+# MPCF_GPU_CHECK_WHEEL=PATH skips step 1 and checks that wheel instead.
 # Everything is logged to $MPCF_GPU_CHECK_DIR/gpu_check.log (default
 # build-gpu-check/). Exit status: non-zero when any step fails.
 # MPCF_GPU_CHECK_DRY_RUN=1 tries the script on a machine without a GPU: the
@@ -40,18 +41,23 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 git -C "$root" log --oneline -1 2>/dev/null || true
 [ -d "$root/.whl" ] || { echo "gpu_check: no .whl/ folder: run packaging/wheels/download_build_wheels.sh where there is network and carry .whl" >&2; exit 1; }
 
-step "1. build the CUDA wheel (sm_90)"
-start=$SECONDS
 export MPCF_WHEEL_FIND_LINKS=$root/.whl
-MPCF_WHEEL_CUDA_ARCHITECTURES=${MPCF_WHEEL_CUDA_ARCHITECTURES:-90} \
-MPCF_WHEEL_DIR=$work/dist MPCF_WHEEL_BUILD_DIR=$work/build PYTHON=$python \
-  bash "$here/build.sh" cuda
-echo "gpu_check: wheel build took $((SECONDS - start)) s"
-wheel=$(ls "$work"/dist/mpcf_cuda-*.whl)
+if [ -n "${MPCF_GPU_CHECK_WHEEL:-}" ]; then
+  step "1. the CUDA wheel given in MPCF_GPU_CHECK_WHEEL (not built here)"
+  wheel=$MPCF_GPU_CHECK_WHEEL
+else
+  step "1. build the CUDA wheel (sm_90)"
+  start=$SECONDS
+  MPCF_WHEEL_CUDA_ARCHITECTURES=${MPCF_WHEEL_CUDA_ARCHITECTURES:-90} \
+  MPCF_WHEEL_DIR=$work/dist MPCF_WHEEL_BUILD_DIR=$work/build PYTHON=$python \
+    bash "$here/build.sh" cuda
+  echo "gpu_check: wheel build took $((SECONDS - start)) s"
+  wheel=$(ls "$work"/dist/mpcf_cuda-*.whl)
+fi
 
 step "2. install into a fresh venv, run the GPU tests (pytest -m gpu) against it"
 tests=(--require-gpu -m gpu)
-timing=(--n 20000 --m 128 --dtype float32 --backend cuda --repeat 3)
+timing=(--n 20000 --m 128 --dtype float32 --backend cuda --repeat 3 --touched --knn 10)
 if [ "${MPCF_GPU_CHECK_DRY_RUN:-0}" = 1 ]; then
   echo "gpu_check: dry run: the CPU tests, the CPU backend at n = 2,000"
   tests=(-m "not gpu")
@@ -62,7 +68,10 @@ fi
 venv_python=$work/check/venv/bin/python
 
 step "3. time mpcf.pdist from the installed wheel"
-(cd "$work" && "$venv_python" "$here/time_pdist.py" "${timing[@]}")
+# As users run it: no LD_LIBRARY_PATH (the wheel finds its own libmpcf).
+(cd "$work" && env -u LD_LIBRARY_PATH \
+  PYTHONPATH="$(cat "$work/check/pythonpath" 2>/dev/null || echo "${PYTHONPATH:-}")" \
+  "$venv_python" "$here/time_pdist.py" "${timing[@]}")
 
 if [ -n "$bench_dir" ]; then
   step "3b. the C benchmark of the same case (bench_gpu in $bench_dir)"

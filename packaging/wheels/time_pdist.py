@@ -1,13 +1,16 @@
 """Times mpcf.pdist from the installed package (packaging/wheels/gpu_check.sh).
 
     python time_pdist.py [--n 20000] [--m 128] [--dtype float32] [--backend cuda] [--repeat 3]
+                         [--touched] [--knn K]
 
 Input as in the C benchmark (tests/benchmarks/gpu/bench_gpu): t_0 = 0, gaps
 uniform(0.05, 1), values uniform(0, 10), last value 0. The collection is
 built before the clock starts (the C benchmark times from an existing handle
 too); one untimed call warms up the GPU, then each timed call allocates its
 own result (a fresh NumPy array, as a user's call does) and its seconds are
-printed. A 300-function subset is checked against the CPU backend.
+printed. --touched also times the same calls into one result array, filled
+before the first (pdist(..., out=)); --knn K times mpcf.knn(X, K). A
+300-function subset is checked against the CPU backend.
 """
 
 import argparse
@@ -35,6 +38,8 @@ def main():
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--backend", default="cuda", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--touched", action="store_true")
+    ap.add_argument("--knn", type=int, default=0)
     args = ap.parse_args()
 
     print(mpcf.build_info())
@@ -53,6 +58,22 @@ def main():
     for k, s in enumerate(seconds):
         print(f"python {case}: call {k + 1}: {s:.4f} s ({steps / s:.3g} merge steps/s)")
     print(f"python {case}: best {min(seconds):.4f} s, median {sorted(seconds)[len(seconds) // 2]:.4f} s")
+
+    def timed(label, fn):
+        fn()
+        ts = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - start)
+        print(f"python {label}: best {min(ts):.4f} s, median {sorted(ts)[len(ts) // 2]:.4f} s")
+
+    if args.touched:
+        out = np.ones(args.n * (args.n - 1) // 2, dtype=args.dtype)  # every page touched
+        timed(f"{case}, into a touched out= array", lambda: mpcf.pdist(X, backend=args.backend, out=out))
+    if args.knn:
+        timed(f"knn k={args.knn} {args.dtype} n={args.n} m={args.m} backend={args.backend}",
+              lambda: mpcf.knn(X, args.knn, backend=args.backend))
 
     subset = mpcf.PcfCollection(make_input(300, args.m, args.dtype, seed=7))
     got = mpcf.pdist(subset, backend=args.backend)

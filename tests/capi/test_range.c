@@ -131,6 +131,22 @@ static void test_scaled_power_sum_pieces(void** s) {
   assert_true(isinf(lp(X, 3.0, NULL)));
   mpcf_pcfs_destroy(X);
   mpcf_options_destroy(o);
+  /* |f - g| overflows on two pieces (1e308 - (-1e308) and 1.5e308 -
+     (-1.5e308) in float64; 3e38 - (-3e38) in float32): +inf for every p,
+     never NaN (found by fuzzing: inf / inf in the scaled sum). */
+  const double BIG[] = {0, 1e308, 1, 1.5e308, 2, 0};
+  const double NEG[] = {0, -1e308, 1, -1.5e308, 2, 0};
+  const double BIG32[] = {0, 3e38, 1, 3.2e38, 2, 0};
+  const double NEG32[] = {0, -3e38, 1, -3.2e38, 2, 0};
+  const double pv[] = {1.5, 2.0, 3.0, 400.0};
+  for (int dt = 0; dt < 2; ++dt) {
+    X = dt ? pair_of(MPCF_FLOAT64, 3, BIG, 3, NEG) : pair_of(MPCF_FLOAT32, 3, BIG32, 3, NEG32);
+    for (size_t k = 0; k < sizeof pv / sizeof pv[0]; ++k) {
+      const double d = lp(X, pv[k], NULL);
+      if (!(isinf(d) && d > 0)) fail_msg("dtype %d p = %g: %g, expected +inf", dt, pv[k], d);
+    }
+    mpcf_pcfs_destroy(X);
+  }
 }
 
 /* Defect E: float32 inner products of finite data. */

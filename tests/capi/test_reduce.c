@@ -328,6 +328,30 @@ static void test_matvec_known_values(void** s) {
                    MPCF_OK);
   assert_true(fabs(y[0] - (1 + exp(-1.0))) < 1e-15 && y[0] == y[1]);
   mpcf_pcfs_destroy(X);
+
+  /* Tails that never end but whose products underflow to 0: f = 1e-200 on
+     [0, inf), g = 2 on [0, 1) then 1e-200. <f, f> = 0 (the integrand is
+     exactly 0), <f, g> = 2e-200 (from [0, 1)), <g, g> = 4. With V = (1, 1):
+     y = (2e-200, 4 + 2e-200) = (2e-200, 4). (Found by fuzzing: the bound
+     of the exact sums left such pairs out, an internal error.) */
+  const uint64_t o2[3] = {0, 1, 3};
+  const double t2[3] = {0, 0, 1}, v2[3] = {1e-200, 2, 1e-200};
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 2, o2, t2, v2, &X), MPCF_OK);
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, ones, 2, 1, y, 2, NULL), MPCF_OK);
+  assert_true(y[0] == 2e-200 && y[1] == 4.0);
+  mpcf_pcfs_destroy(X);
+
+  /* A bounded piece wider than the double range: 1 on [-1.7e308, 1.7e308).
+     Its bound is +inf: the documented range error, nothing written. */
+  const uint64_t o3[2] = {0, 2};
+  const double t3[2] = {-1.7e308, 1.7e308}, v3[2] = {1, 0};
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 1, o3, t3, v3, &X), MPCF_OK);
+  y[0] = 42.0;
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, ones, 1, 1, y, 1, NULL),
+                   MPCF_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mpcf_last_error_message(), "output (0, 0)"));
+  assert_true(isnan(y[0])); /* mpcf.h: on any failure every value is NaN */
+  mpcf_pcfs_destroy(X);
 }
 
 /* ---- block streams ---- */

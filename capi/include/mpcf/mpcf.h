@@ -31,7 +31,8 @@
  * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
  * the largest |f - g| on the window, so they neither overflow nor underflow
  * wherever the true value is representable in the dtype (for any finite p,
- * also p > FLT_MAX in float32). L2 inner products are accumulated in double:
+ * also p > FLT_MAX in float32), as long as the widths of the pieces where
+ * f != g add up to less than the dtype's largest value (beyond, +inf). L2 inner products are accumulated in double:
  * for float32 data no intermediate result can overflow, so finite input never
  * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
  * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two
@@ -426,10 +427,19 @@ MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uin
  *  row-major count(X) x r, capacity >= count(X) * r. p >= 1 or INFINITY for
  *  the distance of the Gaussian and Laplacian kernels; scale > 0 and
  *  finite for them. Each out[i][c] is the value of sum_j K_ij V[j][c]
- *  summed exactly after rounding each term to a fixed grid (so the order of
- *  the terms cannot change a bit; the error is about n^4 2^-157 times the
- *  largest |K_ij V[j][c]|); infinite terms follow IEEE rules (inf * 0 and
- *  inf - inf give NaN). */
+ *  summed exactly after rounding each term to a fixed grid, so the order of
+ *  the terms cannot change a bit; infinite terms follow IEEE rules (inf * 0
+ *  and inf - inf give NaN). The grid of out[i][c] is set from a bound B on
+ *  its finite terms, computed before the sum (Gaussian, Laplacian: max_j
+ *  |V[j][c]|; L2: ||X_i||_inf max_j L1b(Y_j) |V[j][c]| + L1b(X_i) max_j
+ *  ||Y_j||_inf |V[j][c]|, with L1b the L1 norm over the bounded pieces, on
+ *  the window). Before its final rounding to the dtype, out[i][c] is within
+ *  n^4 2^-150 B of the exact sum (n = count(Y)): relative to B, not to the
+ *  terms themselves, so a few huge |V[j][c]| (even where K_ij is 0) make
+ *  the small terms of that column's sums lose precision, or vanish. When
+ *  4 n B exceeds the double range (about 1e308), the call fails with
+ *  MPCF_ERROR_INVALID_ARGUMENT naming the output: scale V or the data
+ *  down. */
 MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                               mpcf_kernel kernel, double p, double scale,
                                               const void* V, uint64_t v_elements, uint64_t r,

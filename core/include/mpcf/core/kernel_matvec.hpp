@@ -69,7 +69,8 @@ MPCF_HD double kernel_value(KernelKind kind, double v, double scale) {
   }
 }
 
-// L1 and L-infinity norms of one PCF over the window [a, b), in double.
+// Norms of one PCF over the window [a, b), in double: L-infinity, and L1
+// over its bounded pieces (an unbounded last piece left out).
 struct FunctionNorms {
   double l1 = 0;
   double linf = 0;
@@ -84,7 +85,9 @@ FunctionNorms function_norms(const Point* f, std::size_t m, double a, double b) 
                               b);
     const double v = std::fabs(static_cast<double>(f[k].v));
     if (!(r > l) || v == 0) continue;
-    n.l1 += (r - l) * v;
+    // A bounded piece (finite end) counts even when its width overflows:
+    // L1b is then +inf, and the sum's bound with it.
+    if (r < std::numeric_limits<double>::infinity()) n.l1 += (r - l) * v;
     n.linf = std::max(n.linf, v);
   }
   return n;
@@ -129,27 +132,26 @@ class MatvecConsumer final : public BlockConsumer<T> {
     const std::uint64_t terms = symmetric_ ? nRows_ : nCols_;
     ratio_ = exact_sum_level_ratio(terms);
     if (grids_per_row()) {
-      // max over j of ||g_j||_1 |V_jc| (finite L1) and ||g_j||_inf |V_jc|
-      // (infinite L1).
-      std::vector<double> finiteL1(r_, 0.0), infiniteL1(r_, 0.0);
+      // A finite <f, g> is at most ||f||_inf L1b(g) + ||g||_inf L1b(f),
+      // L1b the L1 norm over the bounded pieces: where both functions are
+      // on their unbounded last pieces the integrand is exactly 0 (else
+      // <f, g> is infinite, which the sums flag, not bound); elsewhere one
+      // of them is on a bounded piece. So for output (i, c) the terms are at
+      // most ||f_i||_inf max_j L1b(g_j) |V_jc| + L1b(f_i) max_j ||g_j||_inf |V_jc|.
+      std::vector<double> byL1(r_, 0.0), byLinf(r_, 0.0);
       for (std::size_t j = 0; j < nCols_; ++j) {
         const FunctionNorms& g = colNorms_[j];
         for (std::size_t c = 0; c < r_; ++c) {
           const double v = std::fabs(static_cast<double>(V_[j * r_ + c]));
-          if (std::isfinite(g.l1)) {
-            finiteL1[c] = std::max(finiteL1[c], g.l1 * v);
-          } else {
-            infiniteL1[c] = std::max(infiniteL1[c], g.linf * v);
-          }
+          byL1[c] = std::max(byL1[c], g.l1 * v);
+          byLinf[c] = std::max(byLinf[c], g.linf * v);
         }
       }
       grids_.resize(nRows_ * r_);
       for (std::size_t i = 0; i < nRows_; ++i) {
         const FunctionNorms& f = rowNorms_[i];
         for (std::size_t c = 0; c < r_; ++c) {
-          double bound = f.linf * finiteL1[c];
-          if (std::isfinite(f.l1)) bound = std::max(bound, f.l1 * infiniteL1[c]);
-          set_grid(grids_[i * r_ + c], bound, terms, i, c);
+          set_grid(grids_[i * r_ + c], f.linf * byL1[c] + f.l1 * byLinf[c], terms, i, c);
         }
       }
     } else {

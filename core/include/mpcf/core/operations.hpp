@@ -101,8 +101,10 @@ MPCF_HD ScaledPowerSum<T> scaled_fold(ScaledPowerSum<T> acc, T width, T x, Pow p
   const bool keep = (width > T(0)) & (x != T(0));
   const bool up = x > acc.scale;
   // Computed on every path (no branch), used only when keep: 0/0 is
-  // possible when !keep and then discarded.
-  const T r = up ? acc.scale / x : x / acc.scale;
+  // possible when !keep and then discarded. x equal to the scale gives
+  // ratio 1, also when both are +inf (an overflowed |f - g|: inf / inf
+  // would be NaN; the sum then ends as +inf, as mpcf.h states).
+  const T r = x == acc.scale ? T(1) : (up ? acc.scale / x : x / acc.scale);
   const ScaledPowerSum<T> n = scaled_add(acc, width, x, pow_of_ratio(r), up);
   return keep ? n : acc;
 }
