@@ -7,6 +7,7 @@ matrices go to Zarr. Skipped without dask.distributed."""
 import os
 import signal
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -358,53 +359,76 @@ def test_worker_settings_reach_the_tasks(client):
 # ---- fault tolerance -------------------------------------------------------------
 
 
-def _die_on_second_call(function_name, marker):
-    """On a worker: make mpcf._dask_tasks.<function_name> compute its tile and
-    then kill its own worker process, once in the whole cluster (whoever
-    creates `marker` first), on that worker's second call, so that the
-    worker dies in the middle of a task while holding an earlier result."""
+def _block_on_second_call(function_name, marker, started, release):
+    """On a worker: wrap mpcf._dask_tasks.<function_name> so that the first
+    worker in the whole cluster to make its second call (whoever creates
+    `marker` first) writes its process id into `marker`, sets the Dask event
+    `started` and waits for the event `release` before computing: it then
+    holds the result of its first tile and is blocked inside its second,
+    until the test releases it. Every other call, and this one once
+    released, computes as usual."""
     from mpcf import _dask_tasks as tasks
 
     original = getattr(tasks, function_name)
     calls = []
 
-    def dying(*args):
-        result = original(*args)
+    def blocking(*args):
         calls.append(1)
-        if len(calls) >= 2:
+        if len(calls) == 2:
             try:
                 fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
             except FileExistsError:
-                return result
-            os.write(fd, str(os.getpid()).encode())
-            os.close(fd)
-            os.kill(os.getpid(), signal.SIGKILL)
-        return result
+                pass
+            else:
+                os.write(fd, str(os.getpid()).encode())
+                os.close(fd)
+                distributed.Event(started).set()
+                distributed.Event(release).wait(timeout=TIMEOUT)
+        return original(*args)
 
-    setattr(tasks, function_name, dying)
+    setattr(tasks, function_name, blocking)
     return os.getpid()
 
 
 @pytest.mark.parametrize("operation", ["pdist", "knn"])
 def test_a_worker_killed_mid_run_changes_nothing(rng, tmp_path, operation):
+    """The test kills a worker process (SIGKILL) while one of its tasks is
+    blocked on an event that only the test sets, so the kill falls in the
+    middle of the run by construction; Dask runs that worker's tasks again
+    (also the tile it had finished) and the result keeps the bits of one
+    process."""
     X = random_pcfs(rng, 60)
-    marker = tmp_path / "killed"
+    marker = tmp_path / "blocked"
+    started, release = f"started-{operation}", f"release-{operation}"
     with _cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
-        # 15 tiles below the diagonal (chunks of 10) for 2 workers: one of
-        # them makes a second call, and the first to do so dies.
+        # 15 tiles below the diagonal (chunks of 10) for 2 workers: at least
+        # one worker makes a second call to the wrapped function.
         victim = "cdist_tile" if operation == "pdist" else "knn_below_diagonal"
-        pids = set(c.run(_die_on_second_call, victim, str(marker)).values())
+        pids = set(c.run(_block_on_second_call, victim, str(marker), started, release).values())
         assert len(pids) == 2
+
+        def run():
+            if operation == "pdist":
+                return compute(c, mdask.pdist(X, chunks=10, client=c))
+            return mdask.knn(X, 4, chunks=10, client=c)
+
+        with ThreadPoolExecutor(1) as pool:
+            result = pool.submit(run)
+            assert distributed.Event(started, client=c).wait(timeout=TIMEOUT)
+            assert not result.done()  # a task is blocked: the run is not over
+            victim_pid = int(marker.read_text())
+            assert victim_pid in pids
+            os.kill(victim_pid, signal.SIGKILL)
+            distributed.Event(release, client=c).set()
+            got = result.result(timeout=TIMEOUT)
+
         if operation == "pdist":
-            got = compute(c, mdask.pdist(X, chunks=10, client=c))
             assert got.tobytes() == mpcf.pdist(X, layout="square").tobytes()
         else:
-            d, i = mdask.knn(X, 4, chunks=10, client=c)
+            d, i = got
             want_d, want_i = mpcf.knn(X, 4)
             assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
-        killed = int(marker.read_text())
-        assert killed in pids
-        assert killed not in set(c.run(os.getpid).values())  # that process is gone
+        assert victim_pid not in set(c.run(os.getpid).values())  # that process is gone
 
 
 # ---- Zarr ------------------------------------------------------------------------
