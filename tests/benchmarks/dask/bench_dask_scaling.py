@@ -14,6 +14,10 @@ and, in the same process, the single-process calls on w threads
   speedup     t(1 worker) / t(w workers)
   efficiency  speedup / w
   overhead    t(w workers) / t(single process, w threads)
+  CPU time    CPU seconds of the client, scheduler and worker processes for
+              one run, beside those of the single-process call: what the
+              distribution costs in work, which the load of a shared machine
+              changes far less than the wall times
 
 then the fixed cost of a distributed call at a small n, and the scheduler's
 cost per task (the same small problem cut into many tiles or one). All
@@ -65,6 +69,18 @@ def best_of(repeat: int, fn: Callable[[], object]) -> float:
     return min(times)
 
 
+def _own_cpu_seconds() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def worker_cpu(client) -> float:
+    """CPU seconds used so far by the worker processes of a cluster."""
+    return sum(client.run(_own_cpu_seconds).values())
+
+
 def tile_count(n: int, chunks: int) -> int:
     nb = -(-n // chunks)
     return nb * (nb + 1) // 2
@@ -103,11 +119,18 @@ def main() -> int:
     scatter_s: Dict[int, float] = {}
     small_rows: List[str] = []
 
-    def record(key, fn):
+    cpu: Dict[tuple, float] = {}
+
+    def record(key, fn, client=None):
+        """Wall time, and CPU time of this process (client and scheduler)
+        plus, for a cluster, its worker processes."""
+        cpu0 = time.process_time() + (worker_cpu(client) if client else 0.0)
         start = time.perf_counter()
         fn()
         elapsed = time.perf_counter() - start
+        used = time.process_time() + (worker_cpu(client) if client else 0.0) - cpu0
         best[key] = min(best.get(key, float("inf")), elapsed)
+        cpu[key] = min(cpu.get(key, float("inf")), used)
 
     with ExitStack() as stack:
         clients = {}
@@ -151,7 +174,7 @@ def main() -> int:
                 for op in ops:
                     if op != "pdist (gather)":
                         record(("single", op, w), lambda: single_case(op, w))
-                    record(("dask", op, w), lambda: dask_case(op, w))
+                    record(("dask", op, w), lambda: dask_case(op, w), clients[w][0])
 
         # Fixed cost at a small n, and the scheduler's cost per task: the
         # same problem as one tile and as many.
@@ -178,18 +201,22 @@ def main() -> int:
             f"| +{(knn_one - knn_single) * 1e3:.1f} ms |",
         ]
 
-    rows = [{"op": op, "workers": w, "time": best[("dask", op, w)],
-             "single": best[("single", "pdist (persist)" if op == "pdist (gather)" else op, w)]}
+    def single_key(op, w):
+        return ("single", "pdist (persist)" if op == "pdist (gather)" else op, w)
+
+    rows = [{"op": op, "workers": w, "time": best[("dask", op, w)], "single": best[single_key(op, w)],
+             "cpu": cpu[("dask", op, w)], "single_cpu": cpu[single_key(op, w)]}
             for op in ops for w in workers]
     base = {r["op"]: r["time"] for r in rows if r["workers"] == workers[0]}
     print()
-    print("| operation | workers | time | speedup | efficiency | single process, same cores | overhead |")
-    print("|---|---|---|---|---|---|---|")
+    print("| operation | workers | time | speedup | efficiency | single process, same cores | overhead "
+          "| CPU time: mpcf.dask / single process |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         speedup = base[r["op"]] / r["time"] * workers[0]
         print(f"| {r['op']} | {r['workers']} | {r['time']:.3f} s | {speedup:.2f}x | "
               f"{speedup / r['workers'] * 100:.0f}% | {r['single']:.3f} s | "
-              f"{r['time'] / r['single']:.2f}x |")
+              f"{r['time'] / r['single']:.2f}x | {r['cpu']:.2f} s / {r['single_cpu']:.2f} s |")
     print()
     print("scatter of the input (once per cluster): " +
           ", ".join(f"{w} worker{'s' if w > 1 else ''} {t * 1e3:.0f} ms" for w, t in scatter_s.items()))
