@@ -441,6 +441,29 @@ static void test_bad_arguments(void** state) {
   mpcf_pcfs_destroy(X);
 }
 
+/* The parent is gone: a view still slices within itself (valid ranges give
+ * the right functions, bad ones the same clear errors), since it holds the
+ * breakpoints by itself. */
+static void test_slice_of_a_view_whose_parent_is_gone(void** state) {
+  mpcf_pcfs* X = four(MPCF_FLOAT64);
+  mpcf_pcfs* V = slice(X, 1, 4); /* f1, f2, f3 */
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs* const sentinel = (mpcf_pcfs*)&state;
+  mpcf_pcfs* out = sentinel;
+  assert_int_equal(mpcf_pcfs_slice(V, 2, 4, &out), MPCF_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mpcf_last_error_message(), "end = 4 is beyond the collection's 3 functions"));
+  assert_ptr_equal(out, sentinel);
+  assert_int_equal(mpcf_pcfs_slice(V, 2, 1, &out), MPCF_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mpcf_last_error_message(), "begin = 2 is greater than end = 1"));
+  assert_ptr_equal(out, sentinel);
+  mpcf_pcfs* W = slice(V, 0, 2); /* f1, f2 */
+  mpcf_pcfs_destroy(V);
+  double d[1];
+  assert_int_equal(mpcf_pdist(W, 1.0, MPCF_LAYOUT_CONDENSED, d, 1, NULL), MPCF_OK);
+  assert_true(d[0] == 23.0);
+  mpcf_pcfs_destroy(W);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_view_holds_its_range),
@@ -454,6 +477,7 @@ int main(void) {
       cmocka_unit_test(test_tiles_have_the_bits_of_the_single_call),
       cmocka_unit_test(test_float32_tiles),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_slice_of_a_view_whose_parent_is_gone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
