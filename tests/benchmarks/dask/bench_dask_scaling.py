@@ -27,6 +27,14 @@ the machine's load touches every case alike; each time is the best of
 values uniform(0, 10), last value 0. The distributed results are checked
 against the single-process ones (the same bits) before timing.
 
+With --gpu-beside C1,C2,... (a CUDA build of mpcf and a GPU) it also times,
+for each C, a LocalCluster of C CPU workers and one GPU worker (one thread
+each; the GPU worker's tasks run libmpcf with backend "cuda", the others with
+"cpu", set through each worker's Dask configuration "mpcf.backend"), against
+the single-process calls on the GPU and on all cores. GPU and CPU round the
+last bits differently, so these results are checked against the CPU ones
+within 1e-9 relative, not bitwise.
+
 Needs mpcf (a build tree's bindings/python on PYTHONPATH, or an installed
 wheel) and dask[array,distributed]:
 
@@ -81,6 +89,13 @@ def worker_cpu(client) -> float:
     return sum(client.run(_own_cpu_seconds).values())
 
 
+def _set_backend(backend: str) -> None:
+    """On a worker: its tasks run libmpcf on this backend (the call passes none)."""
+    import dask
+
+    dask.config.set({"mpcf.backend": backend})
+
+
 def tile_count(n: int, chunks: int) -> int:
     nb = -(-n // chunks)
     return nb * (nb + 1) // 2
@@ -96,8 +111,11 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=10, help="neighbours for knn (default 10)")
     ap.add_argument("--repeat", type=int, default=5, help="runs per case; the best counts (default 5)")
     ap.add_argument("--small-n", type=int, default=200, help="n of the fixed-cost case (default 200)")
+    ap.add_argument("--gpu-beside", default="",
+                    help="CPU worker counts to run beside one GPU worker, e.g. 0,15 (default: no GPU runs)")
     args = ap.parse_args()
-    workers = [int(w) for w in args.workers.split(",")]
+    workers = [int(w) for w in args.workers.split(",") if w]
+    gpu_beside = [int(c) for c in args.gpu_beside.split(",") if c]
 
     X = make_input(args.n, args.m, args.dtype)
     small = make_input(args.small_n, args.m, args.dtype, seed=2)
@@ -118,6 +136,7 @@ def main() -> int:
     best: Dict[tuple, float] = {}
     scatter_s: Dict[int, float] = {}
     small_rows: List[str] = []
+    gpu_rows: List[str] = []
 
     cpu: Dict[tuple, float] = {}
 
@@ -178,28 +197,73 @@ def main() -> int:
 
         # Fixed cost at a small n, and the scheduler's cost per task: the
         # same problem as one tile and as many.
-        w = workers[0]
-        client, _ = clients[w]
-        Ss = mdask.scatter(small, client=client)
-        side = max(1, args.small_n // 20)
-        nb = -(-args.small_n // side)
-        tasks = nb * nb  # tiles on and below the diagonal, transposes above
-        one_single = best_of(5, lambda: mpcf.pdist(small, layout="square", backend="cpu", threads=w))
-        one_tile = best_of(5, lambda: client.compute(mdask.pdist(Ss, chunks=args.small_n, backend="cpu")).result())
-        many = best_of(5, lambda: client.compute(mdask.pdist(Ss, chunks=side, backend="cpu")).result())
-        knn_single = best_of(5, lambda: mpcf.knn(small, args.k, backend="cpu", threads=w))
-        knn_one = best_of(5, lambda: mdask.knn(Ss, args.k, chunks=args.small_n, backend="cpu"))
-        plural = "s" if w > 1 else ""
-        small_rows += [
-            f"| pdist, n = {args.small_n}, single process ({w} thread{plural}) | {one_single * 1e3:.1f} ms | |",
-            f"| pdist, n = {args.small_n}, mpcf.dask, 1 tile ({w} worker{plural}) | {one_tile * 1e3:.1f} ms "
-            f"| +{(one_tile - one_single) * 1e3:.1f} ms |",
-            f"| pdist, n = {args.small_n}, mpcf.dask, tiles of {side} ({tasks} tasks) | {many * 1e3:.1f} ms "
-            f"| {(many - one_tile) / (tasks - 1) * 1e3:.2f} ms per extra task |",
-            f"| knn, n = {args.small_n}, single process ({w} thread{plural}) | {knn_single * 1e3:.1f} ms | |",
-            f"| knn, n = {args.small_n}, mpcf.dask, 1 tile ({w} worker{plural}) | {knn_one * 1e3:.1f} ms "
-            f"| +{(knn_one - knn_single) * 1e3:.1f} ms |",
-        ]
+        if workers:
+            w = workers[0]
+            client, _ = clients[w]
+            Ss = mdask.scatter(small, client=client)
+            side = max(1, args.small_n // 20)
+            nb = -(-args.small_n // side)
+            tasks = nb * nb  # tiles on and below the diagonal, transposes above
+            one_single = best_of(5, lambda: mpcf.pdist(small, layout="square", backend="cpu", threads=w))
+            one_tile = best_of(5, lambda: client.compute(mdask.pdist(Ss, chunks=args.small_n, backend="cpu")).result())
+            many = best_of(5, lambda: client.compute(mdask.pdist(Ss, chunks=side, backend="cpu")).result())
+            knn_single = best_of(5, lambda: mpcf.knn(small, args.k, backend="cpu", threads=w))
+            knn_one = best_of(5, lambda: mdask.knn(Ss, args.k, chunks=args.small_n, backend="cpu"))
+            plural = "s" if w > 1 else ""
+            small_rows += [
+                f"| pdist, n = {args.small_n}, single process ({w} thread{plural}) | {one_single * 1e3:.1f} ms | |",
+                f"| pdist, n = {args.small_n}, mpcf.dask, 1 tile ({w} worker{plural}) | {one_tile * 1e3:.1f} ms "
+                f"| +{(one_tile - one_single) * 1e3:.1f} ms |",
+                f"| pdist, n = {args.small_n}, mpcf.dask, tiles of {side} ({tasks} tasks) | {many * 1e3:.1f} ms "
+                f"| {(many - one_tile) / (tasks - 1) * 1e3:.2f} ms per extra task |",
+                f"| knn, n = {args.small_n}, single process ({w} thread{plural}) | {knn_single * 1e3:.1f} ms | |",
+                f"| knn, n = {args.small_n}, mpcf.dask, 1 tile ({w} worker{plural}) | {knn_one * 1e3:.1f} ms "
+                f"| +{(knn_one - knn_single) * 1e3:.1f} ms |",
+            ]
+
+        # One GPU worker beside C CPU workers: every worker takes tiles as it
+        # becomes free, so the GPU worker takes most of them.
+        if gpu_beside:
+            cuda_ref = mpcf.pdist(X, layout="square", backend="cuda")
+            cases = {
+                "pdist (persist), single process, GPU": lambda: mpcf.pdist(X, layout="square", backend="cuda"),
+                f"pdist (persist), single process, CPU ({cores} threads)":
+                    lambda: mpcf.pdist(X, layout="square", backend="cpu", threads=cores),
+                "knn, single process, GPU": lambda: mpcf.knn(X, args.k, backend="cuda"),
+                f"knn, single process, CPU ({cores} threads)": lambda: mpcf.knn(X, args.k, backend="cpu", threads=cores),
+            }
+            for c in gpu_beside:
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=c + 1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                    silence_logs=logging.ERROR))
+                client = stack.enter_context(Client(cluster, set_as_default=False))
+                addresses = sorted(client.scheduler_info()["workers"])
+                client.run(_set_backend, "cuda", workers=addresses[:1])
+                if c:
+                    client.run(_set_backend, "cpu", workers=addresses[1:])
+                client.run(lambda: __import__("mpcf.dask"))
+                S = mdask.scatter(X, client=client)
+                got = client.compute(mdask.pdist(S, chunks=args.chunks)).result()
+                np.testing.assert_allclose(got, reference["pdist"], rtol=1e-9, atol=0)
+                np.testing.assert_allclose(got, cuda_ref, rtol=1e-9, atol=0)
+                d, _ = mdask.knn(S, args.k, chunks=args.chunks)
+                np.testing.assert_allclose(d, reference["knn"][0], rtol=1e-9, atol=0)
+
+                def persist(client=client, S=S):
+                    D = client.persist(mdask.pdist(S, chunks=args.chunks))
+                    with client.as_current():
+                        wait(futures_of(D))
+
+                cases[f"pdist (persist), mpcf.dask, 1 GPU worker + {c} CPU workers"] = persist
+                cases[f"knn, mpcf.dask, 1 GPU worker + {c} CPU workers"] = \
+                    lambda S=S: mdask.knn(S, args.k, chunks=args.chunks)
+            gpu_best = {name: float("inf") for name in cases}
+            for _ in range(args.repeat):  # interleaved, as above
+                for name, fn in cases.items():
+                    start = time.perf_counter()
+                    fn()
+                    gpu_best[name] = min(gpu_best[name], time.perf_counter() - start)
+            gpu_rows = [f"| {name} | {t:.3f} s |" for name, t in gpu_best.items()]
 
     def single_key(op, w):
         return ("single", "pdist (persist)" if op == "pdist (gather)" else op, w)
@@ -207,24 +271,31 @@ def main() -> int:
     rows = [{"op": op, "workers": w, "time": best[("dask", op, w)], "single": best[single_key(op, w)],
              "cpu": cpu[("dask", op, w)], "single_cpu": cpu[single_key(op, w)]}
             for op in ops for w in workers]
-    base = {r["op"]: r["time"] for r in rows if r["workers"] == workers[0]}
-    print()
-    print("| operation | workers | time | speedup | efficiency | single process, same cores | overhead "
-          "| CPU time: mpcf.dask / single process |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        speedup = base[r["op"]] / r["time"] * workers[0]
-        print(f"| {r['op']} | {r['workers']} | {r['time']:.3f} s | {speedup:.2f}x | "
-              f"{speedup / r['workers'] * 100:.0f}% | {r['single']:.3f} s | "
-              f"{r['time'] / r['single']:.2f}x | {r['cpu']:.2f} s / {r['single_cpu']:.2f} s |")
-    print()
-    print("scatter of the input (once per cluster): " +
-          ", ".join(f"{w} worker{'s' if w > 1 else ''} {t * 1e3:.0f} ms" for w, t in scatter_s.items()))
-    print()
-    print("| fixed costs | time | overhead |")
-    print("|---|---|---|")
-    for line in small_rows:
-        print(line)
+    if workers:
+        base = {r["op"]: r["time"] for r in rows if r["workers"] == workers[0]}
+        print()
+        print("| operation | workers | time | speedup | efficiency | single process, same cores | overhead "
+              "| CPU time: mpcf.dask / single process |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            speedup = base[r["op"]] / r["time"] * workers[0]
+            print(f"| {r['op']} | {r['workers']} | {r['time']:.3f} s | {speedup:.2f}x | "
+                  f"{speedup / r['workers'] * 100:.0f}% | {r['single']:.3f} s | "
+                  f"{r['time'] / r['single']:.2f}x | {r['cpu']:.2f} s / {r['single_cpu']:.2f} s |")
+        print()
+        print("scatter of the input (once per cluster): " +
+              ", ".join(f"{w} worker{'s' if w > 1 else ''} {t * 1e3:.0f} ms" for w, t in scatter_s.items()))
+        print()
+        print("| fixed costs | time | overhead |")
+        print("|---|---|---|")
+        for line in small_rows:
+            print(line)
+    if gpu_rows:
+        print()
+        print(f"| one GPU worker beside CPU workers (n = {args.n}, tiles of {args.chunks} rows) | time |")
+        print("|---|---|")
+        for line in gpu_rows:
+            print(line)
     print(f"# load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
