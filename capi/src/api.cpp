@@ -258,12 +258,19 @@ mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim, const uint64_t* shap
     if (ndim < 1 || ndim > 32) {
       throw InvalidArgument("ndim = " + std::to_string(ndim) + " is outside 1..32");
     }
-    // Product with overflow check.
+    // Product with overflow check; a zero dimension makes it 0 whatever
+    // the others (no overflow then: (2^64-1, 2^64-1, 0) holds 0 elements).
     std::uint64_t product = 1;
     bool overflow = false;
+    bool zero = false;
     for (std::size_t k = 0; k < ndim; ++k) {
+      if (shape[k] == 0) zero = true;
       if (shape[k] != 0 && product > std::numeric_limits<std::uint64_t>::max() / shape[k]) overflow = true;
       product *= shape[k];
+    }
+    if (zero) {
+      overflow = false;
+      product = 0;
     }
     if (overflow || product != pcfs->count()) {
       std::ostringstream os;

@@ -109,6 +109,23 @@ static void test_reshape_and_queries(void** s) {
   assert_int_equal(c, 2);
   mpcf_pcfs_destroy(X);
   mpcf_pcfs_destroy(NULL);
+
+  /* An empty collection takes any shape with a zero dimension, also when the
+   * other dimensions' product overflows 64 bits (found by fuzzing); a shape
+   * of non-zero dimensions whose product overflows is refused. */
+  const uint64_t off0[1] = {0};
+  mpcf_pcfs* E = NULL;
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 0, off0, NULL, NULL, &E), MPCF_OK);
+  const uint64_t zero_last[3] = {UINT64_MAX, UINT64_MAX, 0};
+  assert_int_equal(mpcf_pcfs_reshape(E, 3, zero_last), MPCF_OK);
+  uint64_t got[3] = {1, 1, 1};
+  assert_int_equal(mpcf_pcfs_shape(E, got, 3), MPCF_OK);
+  assert_true(got[0] == UINT64_MAX && got[1] == UINT64_MAX && got[2] == 0);
+  const uint64_t zero_first[3] = {0, UINT64_MAX, 3};
+  assert_int_equal(mpcf_pcfs_reshape(E, 3, zero_first), MPCF_OK);
+  const uint64_t huge[2] = {UINT64_MAX, 2};
+  expect_error(mpcf_pcfs_reshape(E, 2, huge), MPCF_ERROR_INVALID_ARGUMENT, "too many");
+  mpcf_pcfs_destroy(E);
 }
 
 static void test_option_errors(void** s) {

@@ -177,6 +177,40 @@ static void test_float32_inner_product_never_nan(void** s) {
   mpcf_pcfs_destroy(X);
 }
 
+/* The documented range limits of mpcf.h (found by fuzzing, stated rather
+ * than changed): a piece wider than the dtype's largest value counts as
+ * unbounded, and a float64 product f g below the smallest subnormal rounds
+ * to 0, on an unbounded piece too. Values by hand. */
+static void test_documented_range_limits(void** s) {
+  (void)s;
+  /* float32 f = 1 on [-3e38, 3e38) (width 6e38 > FLT_MAX), g = 0: the exact
+     L1 distance 6e38 is beyond FLT_MAX anyway; with f = 1e-30 it would be
+     6e8, yet the piece counts as unbounded: +inf, for L1 and L2; Linf stays
+     1e-30 (no width involved). g has no breakpoint inside the piece (one
+     inside would split it into two pieces of width 3e38, each in range). */
+  const double F[] = {-3e38, 1e-30, 3e38, 0};
+  const double G0[] = {-3e38, 0};
+  mpcf_pcfs* X = pair_of(MPCF_FLOAT32, 2, F, 1, G0);
+  double d = -1.0;
+  assert_int_equal(mpcf_lp_distance(X, 0, X, 1, 1.0, NULL, &d), MPCF_OK);
+  assert_true(isinf(d) && d > 0);
+  assert_int_equal(mpcf_lp_distance(X, 0, X, 1, 2.0, NULL, &d), MPCF_OK);
+  assert_true(isinf(d) && d > 0);
+  assert_int_equal(mpcf_lp_distance(X, 0, X, 1, INFINITY, NULL, &d), MPCF_OK);
+  assert_true(d == (double)1e-30f);
+  double k = -1.0;
+  assert_int_equal(mpcf_l2_inner_product(X, 0, X, 0, NULL, &k), MPCF_OK);
+  assert_true(isinf(k) && k > 0);
+  mpcf_pcfs_destroy(X);
+  /* float64 f = g = 1e-200 on [0, inf): f g = 1e-400 rounds to 0, so
+     <f, g> is 0 (exactly: +inf); on [0, 1) the same. */
+  const double TINY[] = {0, 1e-200};
+  X = pair_of(MPCF_FLOAT64, 1, TINY, 1, TINY);
+  assert_int_equal(mpcf_l2_inner_product(X, 0, X, 1, NULL, &k), MPCF_OK);
+  assert_true(k == 0.0);
+  mpcf_pcfs_destroy(X);
+}
+
 /* Defect B: block hints at the top of uint64 made the block side loop
    wrap around; any hint must give the right result. */
 static void test_block_hints_at_uint64_max(void** s) {
@@ -260,6 +294,7 @@ int main(void) {
       cmocka_unit_test(test_large_p_is_exact),
       cmocka_unit_test(test_scaled_power_sum_pieces),
       cmocka_unit_test(test_float32_inner_product_never_nan),
+      cmocka_unit_test(test_documented_range_limits),
       cmocka_unit_test(test_block_hints_at_uint64_max),
       cmocka_unit_test(test_window_empty_in_float32),
       cmocka_unit_test(test_debug_hold_keeps_a_task_running),

@@ -28,16 +28,23 @@
  * contributes exactly zero, whatever its width; a non-zero integrand on an
  * unbounded piece gives +inf (distances) or +-inf (kernel).
  *
- * Range: Lp distances (1 < p < inf) are computed as a power sum scaled by
- * the largest |f - g| on the window, so they neither overflow nor underflow
- * wherever the true value is representable in the dtype (for any finite p,
- * also p > FLT_MAX in float32), as long as the widths of the pieces where
- * f != g add up to less than the dtype's largest value (beyond, +inf). L2 inner products are accumulated in double:
- * for float32 data no intermediate result can overflow, so finite input never
- * gives NaN; for float64 data a piece whose |width * f * g| exceeds DBL_MAX
- * (e.g. values beyond 1e154 on a piece of width 1) overflows to +-inf, and two
- * such pieces of opposite signs give NaN. Differences |f - g| of values beyond
- * half the dtype's largest value overflow to +inf.
+ * Range: each width t_{k+1} - t_k is computed in the dtype, so a piece
+ * wider than the dtype's largest value (its ends of opposite signs, e.g.
+ * float32 [-3e38, 3e38)) counts as unbounded: a non-zero integrand on it
+ * gives +inf (distances) or +-inf (kernel). Lp distances (1 < p < inf) are
+ * computed as a power sum scaled by the largest |f - g| on the window, so
+ * they neither overflow nor underflow wherever the true value is
+ * representable in the dtype (for any finite p, also p > FLT_MAX in
+ * float32), as long as the widths of the pieces where f != g add up to less
+ * than the dtype's largest value (beyond, +inf). L2 inner products are
+ * accumulated in double: for float32 data no product or sum can overflow,
+ * so finite input never gives NaN; for float64 data the sum overflows to
+ * +-inf when a piece's |width * f * g|, or a partial sum of such terms,
+ * exceeds DBL_MAX (e.g. values beyond 1e154 on a piece of width 1; terms of
+ * opposite signs that overflow give NaN), and a product f * g smaller than
+ * the smallest float64 subnormal (|f g| < 2^-1075) rounds to 0, so it
+ * contributes 0, on an unbounded piece too. Differences |f - g| of values
+ * beyond half the dtype's largest value overflow to +inf.
  *
  * Testing hook: when the environment variable MPCF_DEBUG_HOLD_TASKS is set to
  * a value other than "" or "0" at the moment a task is started by an *_start
