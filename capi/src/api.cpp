@@ -335,6 +335,31 @@ mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape, size_t capac
   });
 }
 
+mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin, uint64_t end, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_slice", [&] {
+    require(X, "X");
+    require(out, "out");
+    if (begin > end) {
+      throw InvalidArgument("begin = " + std::to_string(begin) + " is greater than end = " +
+                            std::to_string(end) + "; a slice needs begin <= end");
+    }
+    if (end > X->count()) {
+      throw InvalidArgument("end = " + std::to_string(end) + " is beyond the collection's " +
+                            std::to_string(X->count()) + " functions; a slice needs end <= " +
+                            std::to_string(X->count()));
+    }
+    auto view = std::make_unique<mpcf_pcfs>();
+    view->dtype = X->dtype;
+    view->shape = {end - begin};
+    if (X->dtype == MPCF_FLOAT32) {
+      view->f32 = X->f32->slice(begin, end - begin);
+    } else {
+      view->f64 = X->f64->slice(begin, end - begin);
+    }
+    *out = view.release();
+  });
+}
+
 /* ---- options ---- */
 
 mpcf_status mpcf_options_create(mpcf_options** out) {

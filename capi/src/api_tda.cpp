@@ -331,9 +331,11 @@ mpcf_status mpcf_pcfs_offsets(const mpcf_pcfs* pcfs, uint64_t* offsets, uint64_t
   return api_entry("mpcf_pcfs_offsets", [&] {
     require(pcfs, "pcfs");
     check_capacity(pcfs->count() + 1, capacity, offsets, "offsets");
-    const auto& src = pcfs->dtype == MPCF_FLOAT32 ? pcfs->f32->data().offsets()
-                                                  : pcfs->f64->data().offsets();
-    std::copy(src.begin(), src.end(), offsets);
+    const std::uint64_t n = pcfs->count();
+    for (std::uint64_t k = 0; k <= n; ++k) {
+      offsets[k] = pcfs->dtype == MPCF_FLOAT32 ? pcfs->f32->data().offset(k)
+                                               : pcfs->f64->data().offset(k);
+    }
   });
 }
 

@@ -136,9 +136,17 @@ void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataMan
   w.scalar<std::uint64_t>(data.count());
   w.scalar<std::uint64_t>(data.total_elements());
   w.elements(shape.data(), shape.size());
-  w.elements(data.offsets().data(), data.offsets().size());
+  // Offsets counted from the collection's first breakpoint (a slice of a
+  // larger collection starts at 0 too), a chunk at a time.
+  std::vector<std::uint64_t> offsets(std::min<std::size_t>(data.count() + 1, std::size_t{1} << 16));
+  for (std::size_t done = 0; done < data.count() + 1;) {
+    const std::size_t k = std::min(offsets.size(), data.count() + 1 - done);
+    for (std::size_t j = 0; j < k; ++j) offsets[j] = data.offset(done + j);
+    w.elements(offsets.data(), k);
+    done += k;
+  }
   // Times, then values, from the interleaved points, a chunk at a time.
-  const auto& points = data.elements();
+  const auto points = data.elements();
   std::vector<T> chunk(std::min<std::size_t>(points.size(), std::size_t{1} << 16));
   for (const bool times : {true, false}) {
     for (std::size_t done = 0; done < points.size();) {

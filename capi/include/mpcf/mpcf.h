@@ -228,6 +228,21 @@ MPCF_API mpcf_status mpcf_pcfs_ndim(const mpcf_pcfs* pcfs, size_t* out);
 MPCF_API mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape,
                                      size_t capacity);
 
+/** A view of the functions begin .. end-1 of X (flat, row-major indices,
+ *  0 <= begin <= end <= count(X)) as a collection of its own: end - begin
+ *  functions, shape {end - begin}, X's dtype. Nothing is copied: the view
+ *  shares X's breakpoints (O(1) time and memory) and keeps them alive by
+ *  itself, so X may be destroyed first; release the view with
+ *  mpcf_pcfs_destroy. It computes like any collection, and every result
+ *  over it has the bits of the same functions computed within X (so a tile
+ *  of a distance matrix is an mpcf_cdist of two views, a tile on the
+ *  diagonal an mpcf_pdist of one). A view of a view is allowed; its indices
+ *  count within that view. begin == end gives an empty collection.
+ *  Errors (MPCF_ERROR_INVALID_ARGUMENT): X or out NULL, begin > end,
+ *  end > count(X). */
+MPCF_API mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin,
+                                     uint64_t end, mpcf_pcfs** out);
+
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
