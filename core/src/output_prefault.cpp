@@ -16,7 +16,7 @@ namespace mpcf {
 
 bool prefault_enabled() {
   const char* v = std::getenv("MPCF_OUTPUT_PREFAULT");
-  return v == nullptr || std::strcmp(v, "0") != 0;
+  return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
 #if defined(__linux__)

@@ -1,6 +1,6 @@
 // OutputPrefault: faults a fresh anonymous buffer in without changing a
 // byte of it, also while another thread writes into it; leaves small
-// buffers and file mappings alone; MPCF_OUTPUT_PREFAULT=0 turns it off.
+// buffers and file mappings alone; it is off unless MPCF_OUTPUT_PREFAULT=1.
 // (Linux; where the kernel lacks MADV_POPULATE_WRITE, before 5.14, the
 // residency checks are reported as skipped.)
 #include <cstdarg>
@@ -118,19 +118,24 @@ void test_left_alone(void**) {
   munmap(p + kBytes / 2, kBytes / 2);
   assert_false(is_private_anonymous(p, kBytes));
   munmap(p, kBytes / 2);
-  // Switched off.
+  // Off by default and with any value but "1".
   char* q = fresh_buffer(kBytes);
-  setenv("MPCF_OUTPUT_PREFAULT", "0", 1);
+  unsetenv("MPCF_OUTPUT_PREFAULT");
   OutputPrefault c;
   c.start(q, kBytes, 2);
   assert_false(c.started());
-  unsetenv("MPCF_OUTPUT_PREFAULT");
+  setenv("MPCF_OUTPUT_PREFAULT", "0", 1);
+  OutputPrefault d;
+  d.start(q, kBytes, 2);
+  assert_false(d.started());
+  setenv("MPCF_OUTPUT_PREFAULT", "1", 1);
   munmap(q, kBytes);
 }
 
 }  // namespace
 
 int main() {
+  setenv("MPCF_OUTPUT_PREFAULT", "1", 1);  // off by default; these test it switched on
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prefaults_without_changing_content),
       cmocka_unit_test(test_concurrent_writes_survive),
