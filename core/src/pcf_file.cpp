@@ -211,12 +211,17 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   }
   out.shape.resize(ndim);
   r.elements(out.shape.data(), out.shape.size());
+  // As mpcf_pcfs_reshape counts: a zero dimension makes the product 0
+  // whatever the others (found by fuzzing: the reader refused the shape
+  // (2^63, 2, 0) of an empty collection that the writer had written).
   std::uint64_t product = 1;
-  bool overflow = false;
+  bool overflow = false, zero = false;
   for (const std::uint64_t d : out.shape) {
+    if (d == 0) zero = true;
     if (d != 0 && product > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
     product *= d;
   }
+  if (zero) product = 0, overflow = false;
   if (overflow || product != n) {
     throw InvalidArgument(what + " is corrupt: its shape does not hold the " +
                           count_text(n, "function") + " its header announces");

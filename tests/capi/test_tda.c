@@ -425,6 +425,28 @@ static void test_combine(void** s) {
   expect_error(mpcf_pcfs_combine(1, X, 1, X, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'out'");
   expect_error(mpcf_pcfs_combine(1e308, X, 1e308, X, &C), MPCF_ERROR_INVALID_ARGUMENT, "overflows float64");
   assert_ptr_equal(C, SENTINEL);
+
+  /* One function against an empty collection, either way round: combined
+     with every function of the other, i.e. none; the result is empty
+     (found by fuzzing: the empty side's function 0 was read, out of
+     bounds; ASan in the sanitizer build). */
+  const uint64_t off0[1] = {0};
+  mpcf_pcfs* E = NULL;
+  ok(mpcf_pcfs_create(MPCF_FLOAT64, 0, off0, NULL, NULL, &E));
+  ok(mpcf_pcfs_combine(1, E, 1, one, &C));
+  ok(mpcf_pcfs_count(C, &n));
+  assert_int_equal(n, 0);
+  mpcf_pcfs_destroy(C);
+  ok(mpcf_pcfs_combine(1, one, 1, E, &C));
+  ok(mpcf_pcfs_count(C, &n));
+  assert_int_equal(n, 0);
+  mpcf_pcfs_destroy(C);
+  ok(mpcf_pcfs_combine(1, E, 1, E, &C));
+  ok(mpcf_pcfs_count(C, &n));
+  assert_int_equal(n, 0);
+  mpcf_pcfs_destroy(C);
+  mpcf_pcfs_destroy(E);
+
   mpcf_pcfs_destroy(f32);
   mpcf_pcfs_destroy(two);
   mpcf_pcfs_destroy(one);
@@ -636,6 +658,20 @@ static void test_save_load_round_trip(void** s) {
   ok(mpcf_pcfs_count(F, &n));
   assert_int_equal(n, 0);
   mpcf_pcfs_destroy(F);
+  /* Also with a shape whose other dimensions overflow 64 bits beside a 0
+     (reshape accepts it; found by fuzzing: the reader refused it). */
+  ok(mpcf_pcfs_reshape(E, 3, (const uint64_t[]){(uint64_t)1 << 63, 2, 0}));
+  uint64_t size = 0;
+  ok(mpcf_pcfs_serialized_size(E, &size));
+  unsigned char* buf = malloc(size);
+  ok(mpcf_pcfs_serialize(E, buf, size));
+  F = NULL;
+  ok(mpcf_pcfs_deserialize(buf, size, &F));
+  uint64_t shape[3] = {0, 0, 7};
+  ok(mpcf_pcfs_shape(F, shape, 3));
+  assert_true(shape[0] == (uint64_t)1 << 63 && shape[1] == 2 && shape[2] == 0);
+  mpcf_pcfs_destroy(F);
+  free(buf);
   mpcf_pcfs_destroy(E);
 }
 

@@ -31,7 +31,9 @@
  * Range: each width t_{k+1} - t_k is computed in the dtype, so a piece
  * wider than the dtype's largest value (its ends of opposite signs, e.g.
  * float32 [-3e38, 3e38)) counts as unbounded: a non-zero integrand on it
- * gives +inf (distances) or +-inf (kernel). Lp distances (1 < p < inf) are
+ * gives +inf (distances) or +-inf (kernel; with an unbounded last piece of
+ * the opposite sign, inf - inf = NaN: the one way finite float32 data can
+ * give a NaN inner product). Lp distances (1 < p < inf) are
  * computed as a power sum scaled by the largest |f - g| on the window, so
  * they neither overflow nor underflow wherever the true value is
  * representable in the dtype (for any finite p, also p > FLT_MAX in
@@ -604,8 +606,9 @@ MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,
 
 /** The pointwise linear combination a * X[i] + b * Y[i] of every pair of
  *  functions. X and Y have the same number of functions, or one of them has
- *  exactly one, which is then combined with every function of the other.
- *  The result has the shape of the larger one (X's when they are equal), the
+ *  exactly one, which is then combined with every function of the other
+ *  (none when the other is empty: the result is then empty). The result has
+ *  the shape of the other one (X's when the counts are equal), the
  *  dtype of both (MPCF_ERROR_DTYPE_MISMATCH otherwise) and the union of their
  *  breakpoints; values are computed in double and rounded once. a and b must
  *  be finite. */
