@@ -36,7 +36,7 @@ apt_install() {  # apt_install [--no-install-recommends] PACKAGE...
   apt-get install -y -qq "${opts[@]}" $missing >/dev/null
 }
 
-minimal="build-essential cmake pkg-config"
+minimal="build-essential cmake pkg-config libhwy-dev"
 full="$minimal libcmocka-dev libbenchmark-dev swig python3-dev python3-venv r-base-core r-base-dev \
 r-cran-rcpp r-cran-testthat python3-pycparser"
 if [ "${MPCF_DEPS:-full}" = minimal ]; then
@@ -66,14 +66,16 @@ then
   py=$venv/bin/python3
 fi
 
+# dask, distributed and zarr: the tests of mpcf.dask (a LocalCluster of worker
+# processes, mpcf.dask.to_zarr); they skip where these are missing.
 need=""
-for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml; do
+for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml dask distributed zarr; do
   "$py" -c "import $m" 2>/dev/null || need="$need $m"
 done
 if [ -n "$need" ]; then
   say "pip install$need (into $("$py" -c 'import sys; print(sys.prefix)'))"
   "$py" -m pip install -q --disable-pip-version-check \
-    $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/') >&2
+    $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/; s/\bdask\b/dask[array]/') >&2
 fi
 [ $print_python = 1 ] && echo "$py"
 exit 0

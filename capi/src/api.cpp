@@ -179,6 +179,13 @@ std::string build_info_string() {
   os << "; compiler=GNU " << __GNUC__ << '.' << __GNUC_MINOR__ << '.' << __GNUC_PATCHLEVEL__;
 #endif
   os << "; threads=" << mpcf::resolve_thread_count(0);
+  // The CPU walk's instruction set on this machine, and those compiled in.
+  os << "; cpu_simd=" << mpcf::cpu_simd_name(mpcf::cpu_simd_best()) << " (compiled: scalar";
+  for (int s = 1; s < mpcf::kCpuSimdCount; ++s) {
+    const auto c = static_cast<mpcf::CpuSimd>(s);
+    if (mpcf::cpu_simd_compiled(c)) os << ' ' << mpcf::cpu_simd_name(c);
+  }
+  os << ')';
   return os.str();
 }
 
@@ -325,6 +332,31 @@ mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape, size_t capac
                            std::to_string(pcfs->shape.size()));
     }
     std::copy(pcfs->shape.begin(), pcfs->shape.end(), shape);
+  });
+}
+
+mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin, uint64_t end, mpcf_pcfs** out) {
+  return api_entry("mpcf_pcfs_slice", [&] {
+    require(X, "X");
+    require(out, "out");
+    if (begin > end) {
+      throw InvalidArgument("begin = " + std::to_string(begin) + " is greater than end = " +
+                            std::to_string(end) + "; a slice needs begin <= end");
+    }
+    if (end > X->count()) {
+      throw InvalidArgument("end = " + std::to_string(end) + " is beyond the collection's " +
+                            std::to_string(X->count()) + " functions; a slice needs end <= " +
+                            std::to_string(X->count()));
+    }
+    auto view = std::make_unique<mpcf_pcfs>();
+    view->dtype = X->dtype;
+    view->shape = {end - begin};
+    if (X->dtype == MPCF_FLOAT32) {
+      view->f32 = X->f32->slice(begin, end - begin);
+    } else {
+      view->f64 = X->f64->slice(begin, end - begin);
+    }
+    *out = view.release();
   });
 }
 

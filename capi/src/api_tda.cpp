@@ -63,6 +63,12 @@ mpcf::Reduction reduction(const mpcf_reduction& op) {
                         " is not an mpcf_reduction value (MPCF_REDUCE_SUM or MPCF_REDUCE_MEAN)");
 }
 
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + ")";
+}
+
 template <typename T>
 mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis) {
   const auto& data = X->get<T>()->data();
@@ -70,15 +76,40 @@ mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis
   if (axis == MPCF_ALL_AXES) {
     return new_handle<T>(mpcf::reduce(data, op, 1, X->count(), 1), {1});
   }
-  std::uint64_t outer = 1, inner = 1;
+  // The result's count is the product of the other dimensions. With a 0
+  // along the axis (an empty collection) they can be anything: check the
+  // product for overflow and the result's size against the machine's
+  // memory before anything is allocated (sum of none: one zero function,
+  // a breakpoint and an offset, per result element; a mean of none is an
+  // error of its own, raised by mpcf::reduce).
   std::vector<std::uint64_t> rest;
+  bool zero = false;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     if (k == axis) continue;
-    (k < axis ? outer : inner) *= shape[k];
     rest.push_back(shape[k]);
+    zero = zero || shape[k] == 0;
+  }
+  std::uint64_t outer = 1, inner = 1, count = 1;
+  for (std::size_t k = 0; k < shape.size() && !zero; ++k) {
+    if (k == axis) continue;
+    if (count > std::numeric_limits<std::uint64_t>::max() / shape[k]) {
+      throw InvalidArgument("reducing shape " + shape_text(shape) + " along axis " + std::to_string(axis) +
+                            " gives a result of more than 2^64 functions");
+    }
+    count *= shape[k];
+    (k < axis ? outer : inner) *= shape[k];
+  }
+  if (zero) outer = inner = count = 0;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const double bytes = static_cast<double>(count) * (sizeof(T) * 2 + sizeof(std::uint64_t));
+  if (op == mpcf::Reduction::Sum && pages > 0 && page > 0 &&
+      bytes > static_cast<double>(pages) * static_cast<double>(page)) {
+    throw mpcf::OutOfMemory("reducing shape " + shape_text(shape) + " along axis " + std::to_string(axis) +
+                            " gives a result of " + std::to_string(count) + " functions (" +
+                            std::to_string(bytes / 1e9) + " GB at least), more than this machine's memory");
   }
   if (rest.empty()) rest.push_back(1);
-  return new_handle<T>(mpcf::reduce(data, op, outer * inner, shape[axis], inner), rest);
+  return new_handle<T>(mpcf::reduce(data, op, count, shape[axis], inner), rest);
 }
 
 void check_path(const char* path) {
@@ -300,9 +331,11 @@ mpcf_status mpcf_pcfs_offsets(const mpcf_pcfs* pcfs, uint64_t* offsets, uint64_t
   return api_entry("mpcf_pcfs_offsets", [&] {
     require(pcfs, "pcfs");
     check_capacity(pcfs->count() + 1, capacity, offsets, "offsets");
-    const auto& src = pcfs->dtype == MPCF_FLOAT32 ? pcfs->f32->data().offsets()
-                                                  : pcfs->f64->data().offsets();
-    std::copy(src.begin(), src.end(), offsets);
+    const std::uint64_t n = pcfs->count();
+    for (std::uint64_t k = 0; k <= n; ++k) {
+      offsets[k] = pcfs->dtype == MPCF_FLOAT32 ? pcfs->f32->data().offset(k)
+                                               : pcfs->f64->data().offset(k);
+    }
   });
 }
 

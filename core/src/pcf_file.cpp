@@ -136,9 +136,17 @@ void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataMan
   w.scalar<std::uint64_t>(data.count());
   w.scalar<std::uint64_t>(data.total_elements());
   w.elements(shape.data(), shape.size());
-  w.elements(data.offsets().data(), data.offsets().size());
+  // Offsets counted from the collection's first breakpoint (a slice of a
+  // larger collection starts at 0 too), a chunk at a time.
+  std::vector<std::uint64_t> offsets(std::min<std::size_t>(data.count() + 1, std::size_t{1} << 16));
+  for (std::size_t done = 0; done < data.count() + 1;) {
+    const std::size_t k = std::min(offsets.size(), data.count() + 1 - done);
+    for (std::size_t j = 0; j < k; ++j) offsets[j] = data.offset(done + j);
+    w.elements(offsets.data(), k);
+    done += k;
+  }
   // Times, then values, from the interleaved points, a chunk at a time.
-  const auto& points = data.elements();
+  const auto points = data.elements();
   std::vector<T> chunk(std::min<std::size_t>(points.size(), std::size_t{1} << 16));
   for (const bool times : {true, false}) {
     for (std::size_t done = 0; done < points.size();) {
@@ -203,12 +211,17 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   }
   out.shape.resize(ndim);
   r.elements(out.shape.data(), out.shape.size());
+  // As mpcf_pcfs_reshape counts: a zero dimension makes the product 0
+  // whatever the others (found by fuzzing: the reader refused the shape
+  // (2^63, 2, 0) of an empty collection that the writer had written).
   std::uint64_t product = 1;
-  bool overflow = false;
+  bool overflow = false, zero = false;
   for (const std::uint64_t d : out.shape) {
+    if (d == 0) zero = true;
     if (d != 0 && product > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
     product *= d;
   }
+  if (zero) product = 0, overflow = false;
   if (overflow || product != n) {
     throw InvalidArgument(what + " is corrupt: its shape does not hold the " +
                           count_text(n, "function") + " its header announces");

@@ -107,6 +107,9 @@ std::shared_ptr<const PcfCollection<T>> reduce(const PcfDataManager<T>& data, Re
         "the mean of no functions is undefined (the collection, or the axis reduced, is empty)");
   }
   PcfBuilder<T> out;
+  // No groups: an empty result, whatever len (an empty collection's axis
+  // may be 2^63 long; nothing may be sized by it).
+  if (groups == 0) return out.build();
   std::vector<std::uint64_t> index(len);
   for (std::uint64_t g = 0; g < groups; ++g) {
     const std::uint64_t base = (g / inner) * len * inner + g % inner;
@@ -140,7 +143,10 @@ std::shared_ptr<const PcfCollection<T>> combine(double a, const PcfDataManager<T
                           "; they must have as many, or one of them exactly one (which is then "
                           "combined with every function of the other)");
   }
-  const std::uint64_t n = std::max(nx, ny);
+  // A single function is combined with every function of the other
+  // collection: none when that one is empty (found by fuzzing: max(0, 1)
+  // read the empty collection's function 0, out of bounds).
+  const std::uint64_t n = nx == ny ? nx : (nx == 1 ? ny : nx);
   PcfBuilder<T> out;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t ix = nx == 1 ? 0 : i, iy = ny == 1 ? 0 : i;

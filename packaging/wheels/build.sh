@@ -32,6 +32,11 @@
 #                            (default 75-real;80-real;86-real;89-real;90-real;100-real;120:
 #                            SASS for each, PTX of sm_120)
 #   CMAKE_BUILD_PARALLEL_LEVEL     compile jobs (default: the number of cores)
+#   MPCF_HWY_INCLUDE_DIR     the folder holding hwy/highway.h (Google Highway's
+#                            headers) where they are not installed: default
+#                            <MPCF_WHEEL_FIND_LINKS>/hwy-include when that
+#                            holds them (download_build_wheels.sh copies
+#                            them there), else the system's
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$root/packaging/wheels
@@ -102,6 +107,14 @@ for flavour in "${flavours[@]}"; do
       fi
       ;;
   esac
+  # The SIMD CPU walk is part of every wheel: Highway's headers are required
+  # (Debian: apt-get install libhwy-dev); the wheel gains no dependency.
+  defines+=(-Ccmake.define.MPCF_WITH_HIGHWAY=ON)
+  hwy_dir=${MPCF_HWY_INCLUDE_DIR:-}
+  if [ -z "$hwy_dir" ] && [ -f "${MPCF_WHEEL_FIND_LINKS:-/nonexistent}/hwy-include/hwy/highway.h" ]; then
+    hwy_dir=$MPCF_WHEEL_FIND_LINKS/hwy-include
+  fi
+  [ -z "$hwy_dir" ] || defines+=("-Ccmake.define.MPCF_HWY_INCLUDE_DIR=$hwy_dir")
   raw=$work/raw-$flavour
   rm -rf "$raw"
   say "building the $flavour wheel ($dist_name) with Python $pyver, build tree $work/$flavour"

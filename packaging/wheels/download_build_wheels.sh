@@ -20,5 +20,14 @@ mkdir -p "$dest"
   --python-version "$pyver" --implementation cp \
   --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
   -d "$dest" -r "$root/packaging/wheels/build-requirements.txt" pip
+# Google Highway's headers (the SIMD CPU walk; header-only, about 2 MB) for
+# a build machine without libhwy-dev: build.sh finds them in hwy-include/.
+hwy=$(printf '#include <hwy/highway.h>\n' | ${CXX:-c++} -E -x c++ - 2>/dev/null \
+  | sed -n 's|^# [0-9]* "\(.*\)/hwy/highway.h".*|\1|p' | head -n 1 || true)
+if [ -n "$hwy" ]; then
+  rm -rf "$dest/hwy-include" && mkdir -p "$dest/hwy-include" && cp -r "$hwy/hwy" "$dest/hwy-include/"
+else
+  echo "download_build_wheels: no Highway headers here (apt-get install libhwy-dev); not copied" >&2
+fi
 ls -1 "$dest"
 du -sh "$dest"

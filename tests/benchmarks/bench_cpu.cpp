@@ -1,16 +1,28 @@
 // CPU backend benchmark: pdist L1 through the public C API, float32 and
 // float64, for a few n and m, reporting merge steps per second (one merge
 // step = one rectangle of the walk; a pair of PCFs with m breakpoints each
-// takes about 2m). In the same run, a plain baseline — one thread, a
-// textbook branchy merge over std::vector<std::pair> — gives the ratio.
+// takes about 2m). Cases with `scalar` in their name run the scalar walk
+// (MPCF_CPU_SIMD=scalar, the walk before the SIMD one) beside the library's
+// choice of instruction set (label: cpu_simd=...), and a plain baseline —
+// one thread, a textbook branchy merge over std::vector<std::pair> — gives
+// the ratio to the obvious implementation. The pdist_output cases time a
+// 200 MB result written into a fresh allocation each call (malloc; the
+// library faults it in ahead of the writes) or with that switched off
+// (MPCF_OUTPUT_PREFAULT=0), beside the same call into an already-touched
+// buffer.
 //
 //   ./bench_cpu --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -56,30 +68,108 @@ double merge_steps(std::size_t n, std::size_t m) {
   return static_cast<double>(n - 1) * static_cast<double>(n * m);
 }
 
-void BM_pdist_l1(benchmark::State& state, mpcf_dtype dtype) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const auto m = static_cast<std::size_t>(state.range(1));
-  const int threads = static_cast<int>(state.range(2));
-  const Input in = make_input(n, m);
+// The library's choice of instruction set for the CPU walk, from its build
+// information ("cpu_simd=avx2").
+std::string cpu_simd_label() {
+  const std::string info = mpcf_build_info();
+  const auto at = info.find("cpu_simd=");
+  if (at == std::string::npos) return "cpu_simd=?";
+  const auto end = info.find_first_of(" ;", at);
+  return info.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+// MPCF_CPU_SIMD=scalar for the lifetime of the object when `scalar`.
+struct ScalarWalk {
+  explicit ScalarWalk(bool on) : on_(on) {
+    if (on_) setenv("MPCF_CPU_SIMD", "scalar", 1);
+  }
+  ~ScalarWalk() {
+    if (on_) unsetenv("MPCF_CPU_SIMD");
+  }
+  bool on_;
+};
+
+mpcf_pcfs* make_pcfs(const Input& in, std::size_t n, mpcf_dtype dtype) {
   mpcf_pcfs* X = nullptr;
   check(dtype == MPCF_FLOAT32
             ? mpcf_pcfs_create(dtype, n, in.offsets.data(), in.t32.data(), in.v32.data(), &X)
             : mpcf_pcfs_create(dtype, n, in.offsets.data(), in.t.data(), in.v.data(), &X));
+  return X;
+}
+
+// The thread count of a case: 0 means every hardware thread.
+double resolved_threads(long threads) {
+  return threads > 0 ? static_cast<double>(threads)
+                     : static_cast<double>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+mpcf_options* cpu_options(int threads) {
   mpcf_options* o = nullptr;
   check(mpcf_options_create(&o));
   check(mpcf_options_set_backend(o, MPCF_BACKEND_CPU));
   check(mpcf_options_set_threads(o, threads));
+  return o;
+}
+
+void pdist_l1(benchmark::State& state, mpcf_dtype dtype, bool scalar) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto m = static_cast<std::size_t>(state.range(1));
+  const int threads = static_cast<int>(state.range(2));
+  const Input in = make_input(n, m);
+  mpcf_pcfs* X = make_pcfs(in, n, dtype);
+  mpcf_options* o = cpu_options(threads);
   const std::uint64_t size = n * (n - 1) / 2;
   std::vector<double> out64(dtype == MPCF_FLOAT64 ? size : 0);
   std::vector<float> out32(dtype == MPCF_FLOAT32 ? size : 0);
   void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
+  ScalarWalk walk(scalar);
   for (auto _ : state) {
     check(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o));
     benchmark::ClobberMemory();
   }
   state.counters["steps_per_s"] =
       benchmark::Counter(merge_steps(n, m), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["threads"] = threads;
+  state.counters["threads"] = resolved_threads(threads);
+  state.SetLabel(scalar ? "cpu_simd=scalar" : cpu_simd_label());
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+void BM_pdist_l1(benchmark::State& state, mpcf_dtype dtype) { pdist_l1(state, dtype, false); }
+void BM_pdist_l1_scalar(benchmark::State& state, mpcf_dtype dtype) { pdist_l1(state, dtype, true); }
+
+// pdist L1, float32, n = 10000, m = 32 (a 200 MB condensed result), into
+// (range(0)) 0: the same, already-touched buffer every call; 1: a fresh
+// malloc every call; 2: a fresh malloc with the prefaulting switched off.
+void BM_pdist_output(benchmark::State& state) {
+  const std::size_t n = 10000, m = 32;
+  const int mode = static_cast<int>(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  const Input in = make_input(n, m);
+  mpcf_pcfs* X = make_pcfs(in, n, MPCF_FLOAT32);
+  mpcf_options* o = cpu_options(threads);
+  const std::uint64_t size = n * (n - 1) / 2;
+  std::vector<float> touched(mode == 0 ? size : 0, 1.0f);
+  if (mode == 2) setenv("MPCF_OUTPUT_PREFAULT", "1", 1);
+  for (auto _ : state) {
+    float* out = touched.data();
+    if (mode != 0) {
+      state.PauseTiming();
+      out = static_cast<float*>(std::malloc(size * sizeof(float)));  // fresh pages (mmap)
+      if (out == nullptr) throw std::bad_alloc();
+      state.ResumeTiming();
+    }
+    check(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o));
+    benchmark::ClobberMemory();
+    if (mode != 0) {
+      state.PauseTiming();
+      std::free(out);
+      state.ResumeTiming();
+    }
+  }
+  if (mode == 2) unsetenv("MPCF_OUTPUT_PREFAULT");
+  state.SetLabel(mode == 0 ? "touched" : mode == 1 ? "fresh" : "fresh, MPCF_OUTPUT_PREFAULT=1");
+  state.counters["threads"] = resolved_threads(threads);
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -101,7 +191,7 @@ mpcf_pcfs* cpu_case(benchmark::State& state, mpcf_dtype dtype, mpcf_options** o)
   check(mpcf_options_set_threads(*o, static_cast<int>(state.range(2))));
   state.counters["steps_per_s"] =
       benchmark::Counter(merge_steps(n, m), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["threads"] = static_cast<double>(state.range(2));
+  state.counters["threads"] = resolved_threads(state.range(2));
   return X;
 }
 
@@ -179,19 +269,28 @@ void BM_baseline_naive_l1_f64(benchmark::State& state) {
 
 }  // namespace
 
+// Threads: 1, and every hardware thread (0).
 BENCHMARK_CAPTURE(BM_pdist_l1, f32, MPCF_FLOAT32)
-    ->Args({2000, 128, 1})->Args({2000, 128, 2})->Args({1000, 32, 2})->Args({500, 512, 2})
+    ->Args({2000, 128, 1})->Args({2000, 128, 0})->Args({500, 512, 1})->Args({500, 512, 0})
+    ->Args({1000, 32, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_pdist_l1_scalar, f32, MPCF_FLOAT32)
+    ->Args({2000, 128, 1})->Args({2000, 128, 0})->Args({500, 512, 1})->Args({500, 512, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_pdist_l1, f64, MPCF_FLOAT64)
-    ->Args({2000, 128, 1})->Args({2000, 128, 2})->Args({1000, 32, 2})->Args({500, 512, 2})
+    ->Args({2000, 128, 1})->Args({2000, 128, 0})->Args({500, 512, 1})->Args({500, 512, 0})
+    ->Args({1000, 32, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_pdist_l1_scalar, f64, MPCF_FLOAT64)
+    ->Args({2000, 128, 1})->Args({2000, 128, 0})->Args({500, 512, 1})->Args({500, 512, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_knn, f32, MPCF_FLOAT32)->Args({2000, 128, 2})
+BENCHMARK(BM_pdist_output)->ArgNames({"output", "threads"})
+    ->Args({0, 0})->Args({1, 0})->Args({2, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_knn, f32, MPCF_FLOAT32)->Args({2000, 128, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_knn, f64, MPCF_FLOAT64)->Args({2000, 128, 2})
+BENCHMARK_CAPTURE(BM_knn, f64, MPCF_FLOAT64)->Args({2000, 128, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 2, 1})->Args({2000, 128, 2, 16})
+BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 0, 1})->Args({2000, 128, 0, 16})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 2, 1})->Args({2000, 128, 2, 16})
+BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 0, 1})->Args({2000, 128, 0, 16})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -248,6 +248,7 @@ static void test_version_and_names(void** s) {
   assert_string_equal(mpcf_version_string(), expect);
   assert_non_null(strstr(mpcf_build_info(), "libmpcf"));
   assert_non_null(strstr(mpcf_build_info(), mpcf_has_cuda() ? "cuda=on" : "cuda=off"));
+  assert_non_null(strstr(mpcf_build_info(), "; cpu_simd="));
   assert_true(mpcf_cuda_device_count() >= 0);
   assert_string_equal(mpcf_status_name(MPCF_ERROR_INVALID_PCF), "MPCF_ERROR_INVALID_PCF");
   assert_string_equal(mpcf_status_name(MPCF_RUNNING), "MPCF_RUNNING");

@@ -5,6 +5,7 @@
  * double sum over the kernel matrix, the block streams against the dense
  * matrix; the same bits for any thread count and block hints; every bad
  * argument; cancellation. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -351,6 +352,20 @@ static void test_matvec_known_values(void** s) {
                    MPCF_ERROR_INVALID_ARGUMENT);
   assert_non_null(strstr(mpcf_last_error_message(), "output (0, 0)"));
   assert_true(isnan(y[0])); /* mpcf.h: on any failure every value is NaN */
+  mpcf_pcfs_destroy(X);
+
+  /* No bounded piece at all, V = DBL_MAX: f = -15.75 on [14.5, inf),
+     g = -16 on [-16, inf). mpcf.h's B is 0 (L1 over bounded pieces is 0);
+     every K_ij is +inf (negative values multiply to positive), so
+     y = (+inf, +inf). (Found by fuzzing: 0 * inf made the bound NaN and
+     the call was refused, "may reach -nan".) */
+  const uint64_t o4[3] = {0, 1, 2};
+  const double t4[2] = {14.5, -16}, v4[2] = {-15.75, -16};
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 2, o4, t4, v4, &X), MPCF_OK);
+  const double huge[2] = {DBL_MAX, DBL_MAX};
+  y[0] = y[1] = 42.0;
+  assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, huge, 2, 1, y, 2, NULL), MPCF_OK);
+  assert_true(isinf(y[0]) && y[0] > 0 && isinf(y[1]) && y[1] > 0);
   mpcf_pcfs_destroy(X);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <thread>
 #include <stdexcept>
 #include <vector>
@@ -246,6 +247,34 @@ static void test_offset_data_manager(void**) {
   assert_int_equal(off[2], 3);
   assert_int_equal(el[0], 40);
   assert_int_equal(el[2], 60);
+
+  // A slice shares the storage: objects 1..3, offsets from 0, the same
+  // element addresses; it outlives the manager it was taken from.
+  auto whole = std::make_unique<OffsetDataManager<int>>(m);
+  const OffsetDataManager<int> s = whole->slice(1, 3);
+  assert_ptr_equal(s.data_of(0), m.data_of(1));
+  whole.reset();
+  assert_int_equal(s.count(), 3);
+  assert_int_equal(s.total_elements(), 7);
+  assert_int_equal(s.offset(0), 0);
+  assert_int_equal(s.offset(1), 1);
+  assert_int_equal(s.offset(3), 7);
+  assert_int_equal(s.size_of(2), 4);
+  assert_int_equal(s.elements().size(), 7);
+  assert_int_equal(s.elements()[0], 40);
+  assert_int_equal(s.data_of(2)[3], 100);
+  assert_int_equal(s.max_subset_elements(2), 6);
+  const OffsetDataManager<int> t = s.slice(1, 1);  // a slice of a slice: object 2
+  assert_int_equal(t.count(), 1);
+  assert_int_equal(t.elements()[1], 60);
+  assert_int_equal(s.slice(3, 0).total_elements(), 0);
+  bool threw = false;
+  try {
+    (void)s.slice(2, 2);
+  } catch (const std::out_of_range&) {
+    threw = true;
+  }
+  assert_true(threw);
 }
 
 static void test_walk_known_values(void**) {

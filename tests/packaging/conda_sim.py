@@ -548,6 +548,9 @@ def probe(spec: str, staged: Dict[str, str]) -> Tuple[bool, str]:
         r_name = _R_PACKAGE_NAMES.get(name, name[2:])
         found = _r_package(r_name)
         return (found is not None and _meets(found, spec), f"the R package {r_name}")
+    if name == "libhwy":
+        # Only Google Highway's headers are used (the SIMD CPU walk).
+        return (os.path.isfile("/usr/include/hwy/highway.h"), "Google Highway's headers (libhwy-dev)")
     if name in ("cuda-version", "cuda-cudart-dev", "cuda-cudart-static", "__cuda"):
         return (shutil.which("nvcc") is not None, "a CUDA toolkit (nvcc on PATH)")
     return False, f"the simulation does not know how to provide {name!r}"

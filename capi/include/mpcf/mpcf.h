@@ -31,7 +31,9 @@
  * Range: each width t_{k+1} - t_k is computed in the dtype, so a piece
  * wider than the dtype's largest value (its ends of opposite signs, e.g.
  * float32 [-3e38, 3e38)) counts as unbounded: a non-zero integrand on it
- * gives +inf (distances) or +-inf (kernel). Lp distances (1 < p < inf) are
+ * gives +inf (distances) or +-inf (kernel; with an unbounded last piece of
+ * the opposite sign, inf - inf = NaN: the one way finite float32 data can
+ * give a NaN inner product). Lp distances (1 < p < inf) are
  * computed as a power sum scaled by the largest |f - g| on the window, so
  * they neither overflow nor underflow wherever the true value is
  * representable in the dtype (for any finite p, also p > FLT_MAX in
@@ -85,7 +87,11 @@ MPCF_API const char* mpcf_version_string(void);
 
 /** One line describing the build, e.g.
  *  "libmpcf 0.1.0; cuda=on; cuda_runtime=13000; cuda_architectures=90;
- *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200)". Static storage. */
+ *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200); threads=16;
+ *   cpu_simd=avx512 (compiled: scalar sse4 avx2 avx512)": cpu_simd is the
+ *  instruction set the CPU walk uses on this machine (the environment
+ *  variable MPCF_CPU_SIMD=scalar|sse4|avx2|avx512 picks a lower one for a
+ *  computation). Static storage. */
 MPCF_API const char* mpcf_build_info(void);
 
 /** 1 when the library was built with the CUDA backend, 0 otherwise. */
@@ -223,6 +229,21 @@ MPCF_API mpcf_status mpcf_pcfs_ndim(const mpcf_pcfs* pcfs, size_t* out);
 /** Copies the shape into shape[0 .. ndim-1]; capacity must be >= ndim. */
 MPCF_API mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape,
                                      size_t capacity);
+
+/** A view of the functions begin .. end-1 of X (flat, row-major indices,
+ *  0 <= begin <= end <= count(X)) as a collection of its own: end - begin
+ *  functions, shape {end - begin}, X's dtype. Nothing is copied: the view
+ *  shares X's breakpoints (O(1) time and memory) and keeps them alive by
+ *  itself, so X may be destroyed first; release the view with
+ *  mpcf_pcfs_destroy. It computes like any collection, and every result
+ *  over it has the bits of the same functions computed within X (so a tile
+ *  of a distance matrix is an mpcf_cdist of two views, a tile on the
+ *  diagonal an mpcf_pdist of one). A view of a view is allowed; its indices
+ *  count within that view. begin == end gives an empty collection.
+ *  Errors (MPCF_ERROR_INVALID_ARGUMENT): X or out NULL, begin > end,
+ *  end > count(X). */
+MPCF_API mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin,
+                                     uint64_t end, mpcf_pcfs** out);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
@@ -575,14 +596,19 @@ typedef enum mpcf_reduction {
  *  t alone, in double precision, as a balanced pairwise sum in index order
  *  (divided by the count for a mean), rounded once to the dtype.
  *  The sum of no function is the zero function; the mean of none is
- *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype. */
+ *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype.
+ *  (An empty collection's other dimensions can be anything: a result of
+ *  more than 2^64 functions is MPCF_ERROR_INVALID_ARGUMENT, one larger than
+ *  the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY, both before
+ *  anything is allocated.) */
 MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,
                                       size_t axis, mpcf_pcfs** out);
 
 /** The pointwise linear combination a * X[i] + b * Y[i] of every pair of
  *  functions. X and Y have the same number of functions, or one of them has
- *  exactly one, which is then combined with every function of the other.
- *  The result has the shape of the larger one (X's when they are equal), the
+ *  exactly one, which is then combined with every function of the other
+ *  (none when the other is empty: the result is then empty). The result has
+ *  the shape of the other one (X's when the counts are equal), the
  *  dtype of both (MPCF_ERROR_DTYPE_MISMATCH otherwise) and the union of their
  *  breakpoints; values are computed in double and rounded once. a and b must
  *  be finite. */

@@ -91,6 +91,8 @@ const C_FUNCTIONS = (
     :mpcf_pcfs_from_barcodes, :mpcf_pcfs_reduce, :mpcf_pcfs_combine, :mpcf_pcfs_evaluate,
     :mpcf_pcfs_offsets, :mpcf_pcfs_breakpoints, :mpcf_pcfs_save, :mpcf_pcfs_load,
     :mpcf_pcfs_dtype, :mpcf_pcfs_count,
+    # [dask] views
+    :mpcf_pcfs_slice,
 )
 
 """
@@ -599,6 +601,30 @@ function total_breakpoints(X::PcfCollection)
     @check ccall(_sym(:mpcf_pcfs_total_breakpoints), Cint, (Ptr{mpcf_pcfs}, Ref{UInt64}),
                  X, out)
     return Int(out[])
+end
+
+"""
+    view(X::PcfCollection{T}, r::AbstractUnitRange{<:Integer}) -> PcfCollection{T}
+
+The functions `X[r]` as a collection of their own that shares `X`'s
+breakpoints (nothing is copied) and keeps them alive after `X` is freed. It
+computes like any collection, with the bits of the same functions within
+`X`: `cdist(view(X, 1:100), view(X, 101:200))` is that block of `pdist(X)`.
+A view of a view counts within that view; an empty range gives an empty
+collection. Out-of-range indices throw a `BoundsError`.
+"""
+function Base.view(X::PcfCollection{T}, r::AbstractUnitRange{<:Integer}) where {T}
+    if !isempty(r) && (first(r) < 1 || last(r) > length(X))
+        throw(BoundsError(X, r))
+    end
+    # 0-based [begin, end) for the C API; an empty range is [first - 1, first - 1).
+    lo = isempty(r) ? clamp(Int(first(r)) - 1, 0, length(X)) : Int(first(r)) - 1
+    hi = isempty(r) ? lo : Int(last(r))
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    @check ccall(_sym(:mpcf_pcfs_slice), Cint,
+                 (Ptr{mpcf_pcfs}, UInt64, UInt64, Ref{Ptr{mpcf_pcfs}}),
+                 X, UInt64(lo), UInt64(hi), out)
+    return PcfCollection{T}(_FromHandle(), out[], hi - lo)
 end
 
 # ===========================================================================

@@ -129,6 +129,24 @@ end
     @test l2_inner_product(f, g) == 3.0             # 3*1 on [0, 1)
 end
 
+@testset "views share the breakpoints" begin
+    # f1 = 3 on [0, 1), f2 = 1 on [0, 2), f3 = 10 on [0, 2) and 5 on [2, 3),
+    # f4 = 4 on [1, 2): d12 = 3, d13 = 22, d23 = 23, d14 = 7, d24 = 4, d34 = 21.
+    X = PcfCollection([([0.0, 1.0], [3.0, 0.0]), ([0.0, 2.0], [1.0, 0.0]),
+                       ([0.0, 2.0, 3.0], [10.0, 5.0, 0.0]), ([1.0, 2.0], [4.0, 0.0])])
+    V = view(X, 2:4)
+    @test length(V) == 3
+    @test total_breakpoints(V) == 7
+    @test cdist(view(X, 1:2), view(X, 3:4)) == [22.0 7.0; 23.0 4.0]
+    W = view(V, 2:3)                  # f3, f4
+    finalize(X)
+    finalize(V)
+    @test pdist(W) == [0.0 21.0; 21.0 0.0]
+    @test length(view(W, 2:1)) == 0
+    @test_throws BoundsError view(W, 1:3)
+    @test_throws BoundsError view(W, 0:1)
+end
+
 @testset "unbounded pieces" begin
     one_forever = ([0.0], [1.0])
     @test lp_distance(one_forever, ZERO) == Inf

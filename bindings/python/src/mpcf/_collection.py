@@ -261,6 +261,48 @@ class PcfCollection:
             f"total_breakpoints={self._total})"
         )
 
+    def slice(self, begin: int, end: int) -> "PcfCollection":
+        """The PCFs ``begin .. end-1`` as a collection of shape ``(end - begin,)``
+        that shares this one's breakpoints: nothing is copied (constant time
+        and memory), and the slice keeps the breakpoints alive after this
+        collection is gone.
+
+        Indices are flat (row-major over the shape), with
+        ``0 <= begin <= end <= self.size``; no negative indices or steps. A
+        slice computes like any collection, with the same bits as the same
+        PCFs within this one: ``mpcf.cdist(X.slice(0, 100), X.slice(100, 200))``
+        is that block of ``mpcf.pdist(X, layout="square")``. A slice of a
+        slice counts within it. Pickling a slice stores its PCFs only.
+
+        Raises
+        ------
+        TypeError
+            begin or end not an integer.
+        ValueError
+            A negative index, ``begin > end`` or ``end > self.size`` (as
+            :class:`mpcf.InvalidArgumentError`).
+
+        Examples
+        --------
+        >>> import mpcf
+        >>> X = mpcf.PcfCollection([[(0, 3), (1, 0)], [(0, 1), (2, 0)], [(0, 10), (2, 5), (3, 0)]])
+        >>> V = X.slice(1, 3)
+        >>> V.shape, V.total_breakpoints
+        ((2,), 5)
+        >>> mpcf.pdist(V)
+        array([23.])
+        """
+        bounds = []
+        for name, value in (("begin", begin), ("end", end)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+            if int(value) < 0:
+                raise ValueError(f"{name} = {int(value)} is negative; slices take 0 <= begin <= end <= size")
+            bounds.append(min(int(value), 2**64 - 1))
+        b, e = bounds
+        handle = check(swig.mpcf_pcfs_slice(self._handle, b, e))
+        return PcfCollection._wrap(handle, (e - b,), self._dtype)
+
     # ---- [tda] read-out and pickling ----------------------------------
 
     def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:

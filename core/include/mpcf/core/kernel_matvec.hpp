@@ -138,20 +138,24 @@ class MatvecConsumer final : public BlockConsumer<T> {
       // <f, g> is infinite, which the sums flag, not bound); elsewhere one
       // of them is on a bounded piece. So for output (i, c) the terms are at
       // most ||f_i||_inf max_j L1b(g_j) |V_jc| + L1b(f_i) max_j ||g_j||_inf |V_jc|.
+      // A factor of 0 makes its product 0 even against +inf (a norm over no
+      // bounded piece times an overflowing |V| bound: found by fuzzing,
+      // 0 * inf gave a NaN bound and a refusal naming "-nan").
+      const auto times = [](double a, double b) { return a == 0 || b == 0 ? 0.0 : a * b; };
       std::vector<double> byL1(r_, 0.0), byLinf(r_, 0.0);
       for (std::size_t j = 0; j < nCols_; ++j) {
         const FunctionNorms& g = colNorms_[j];
         for (std::size_t c = 0; c < r_; ++c) {
           const double v = std::fabs(static_cast<double>(V_[j * r_ + c]));
-          byL1[c] = std::max(byL1[c], g.l1 * v);
-          byLinf[c] = std::max(byLinf[c], g.linf * v);
+          byL1[c] = std::max(byL1[c], times(g.l1, v));
+          byLinf[c] = std::max(byLinf[c], times(g.linf, v));
         }
       }
       grids_.resize(nRows_ * r_);
       for (std::size_t i = 0; i < nRows_; ++i) {
         const FunctionNorms& f = rowNorms_[i];
         for (std::size_t c = 0; c < r_; ++c) {
-          set_grid(grids_[i * r_ + c], f.linf * byL1[c] + f.l1 * byLinf[c], terms, i, c);
+          set_grid(grids_[i * r_ + c], times(f.linf, byL1[c]) + times(f.l1, byLinf[c]), terms, i, c);
         }
       }
     } else {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpcf/core/errors.hpp"
@@ -101,7 +102,18 @@ class PcfCollection {
   std::uint64_t count() const { return data_.count(); }
   const PcfDataManager<T>& data() const { return data_; }
 
+  // Functions [first, first + n) as a collection of their own that shares
+  // this one's breakpoints (nothing is copied or validated again) and keeps
+  // them alive after this collection is gone. Throws std::out_of_range when
+  // the range is not inside the collection (callers check it first).
+  std::shared_ptr<const PcfCollection> slice(std::uint64_t first, std::uint64_t n) const {
+    return std::shared_ptr<const PcfCollection>(new PcfCollection(
+        data_.slice(static_cast<std::size_t>(first), static_cast<std::size_t>(n))));
+  }
+
  private:
+  explicit PcfCollection(PcfDataManager<T> data) : data_(std::move(data)) {}
+
   PcfDataManager<T> data_;
 };
 

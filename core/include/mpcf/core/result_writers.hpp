@@ -8,11 +8,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/output_prefault.hpp"
 
 namespace mpcf {
 
@@ -63,7 +66,9 @@ void fill_nan(T* out, std::uint64_t n) {
 // by element. The entries a piece does not compute (above the diagonal, or
 // the diagonal of a distance matrix) must be exactly 0; a non-zero one is an
 // internal error (std::logic_error). Pieces never overlap, so consume() needs
-// no locking.
+// no locking. prepare() starts faulting the output's pages in on background
+// threads (OutputPrefault), so that results written into fresh memory are
+// not slowed down by its page faults; finish() and poison() wait for them.
 template <typename T>
 class MatrixWriter final : public BlockConsumer<T> {
  public:
@@ -113,6 +118,8 @@ class MatrixWriter final : public BlockConsumer<T> {
     if (plane.nRows != nRows_ || plane.nCols != nCols_ || plane.skip != skip) {
       throw std::logic_error("MatrixWriter: the plane is not the one the writer was made for");
     }
+    prefault_ = std::make_shared<OutputPrefault>();
+    prefault_->start(out_, static_cast<std::size_t>(size()) * sizeof(T), prefault_threads());
     if (symmetric_ && !withDiagonal_ && layout_ == SymmetricLayout::Dense) {
       for (std::size_t i = 0; i < nRows_; ++i) out_[i * nCols_ + i] = T(0);
     }
@@ -130,10 +137,13 @@ class MatrixWriter final : public BlockConsumer<T> {
     }
   }
 
-  void finish() override {}
+  void finish() override {
+    if (prefault_) prefault_->wait();
+  }
 
   // Marks the whole output as "no result" after a failure.
   void poison() noexcept override {
+    if (prefault_) prefault_->stop();
     std::uint64_t n = 0;
     try {
       n = size();
@@ -145,6 +155,14 @@ class MatrixWriter final : public BlockConsumer<T> {
 
  private:
   MatrixWriter() = default;
+
+  // Background threads that fault the output in: half the hardware
+  // threads, at most 8 (the page faults of a large output take several
+  // cores' time; a GPU computation leaves them idle).
+  static int prefault_threads() {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp<unsigned>(hw / 2, 1, 8));
+  }
 
   TriangleSkipMode skip_mode() const {
     if (!symmetric_) return TriangleSkipMode::None;
@@ -264,6 +282,7 @@ class MatrixWriter final : public BlockConsumer<T> {
   bool symmetric_ = false;
   SymmetricLayout layout_ = SymmetricLayout::Dense;
   bool withDiagonal_ = false;
+  std::shared_ptr<OutputPrefault> prefault_;
 };
 
 }  // namespace mpcf

@@ -1,0 +1,204 @@
+"""What the tasks of mpcf.dask run on the workers: one tile of a distance
+matrix (a cdist of two slices of the collection, or a pdist of one on the
+diagonal), the k-nearest-neighbour lists of a tile, and the merge of such
+lists. Plain NumPy and mpcf; Dask is needed only to look up the worker's
+settings.
+
+Every tile is computed by libmpcf over slices (PcfCollection.slice), which
+share the collection the worker already holds, so a task copies no PCF data
+and its values have the bits of the single-process call.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _ops, _reduce
+from ._collection import PcfCollection
+
+#: Name of the worker plugin (mpcf.dask.WorkerOptions) holding a worker's
+#: settings, and of the Dask configuration section read on the workers.
+PLUGIN_NAME = "mpcf-worker-options"
+CONFIG_SECTION = "mpcf"
+
+_SETTING_NAMES = ("backend", "threads", "devices")
+#: A tile runs on one core unless told otherwise: a Dask worker with t
+#: threads runs t tasks at once, the usual Dask arrangement.
+_DEFAULT_THREADS = 1
+
+Settings = Tuple[Optional[Sequence[float]], Optional[str], Optional[int], Optional[Tuple[int, ...]]]
+KnnLists = Tuple[np.ndarray, np.ndarray]
+
+
+def check_settings(backend: Any, threads: Any, devices: Any) -> Tuple[Optional[str], Optional[int], Optional[Tuple[int, ...]]]:
+    """backend, threads and devices as a task carries them (None: the
+    worker's own); TypeError / ValueError for bad values."""
+    if backend is not None and (not isinstance(backend, str) or backend not in ("auto", "cpu", "cuda")):
+        raise ValueError(f"backend must be one of 'auto', 'cpu', 'cuda' or None, not {backend!r}")
+    if threads is not None:
+        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, numbers.Integral):
+            raise TypeError(f"threads must be an integer or None, not {type(threads).__name__}")
+        if not 0 <= int(threads) <= 4096:
+            raise ValueError(f"threads = {int(threads)} is outside 0..4096 (0 means all hardware threads)")
+        threads = int(threads)
+    if devices is not None:
+        if isinstance(devices, (numbers.Integral, str, bytes)):
+            raise TypeError("devices must be a sequence of CUDA device ids or None")
+        ids = []
+        for k, d in enumerate(devices):
+            if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral) or int(d) < 0:
+                raise ValueError(f"devices[{k}] = {d!r} is not a CUDA device id (an integer >= 0)")
+            ids.append(int(d))
+        if not ids:
+            raise ValueError("devices is empty; pass None to use all CUDA devices")
+        devices = tuple(ids)
+    return backend, threads, devices
+
+
+def _worker_settings() -> Dict[str, Any]:
+    """The settings of the worker this runs on: its WorkerOptions plugin,
+    then its Dask configuration (section "mpcf", e.g. the environment
+    variable DASK_MPCF__BACKEND=cuda). Empty outside a worker."""
+    found: Dict[str, Any] = {}
+    try:
+        from distributed import get_worker
+
+        plugin = get_worker().plugins.get(PLUGIN_NAME)
+    except (ImportError, ValueError):
+        plugin = None
+    if plugin is not None:
+        found.update({k: v for k, v in plugin.settings.items() if v is not None})
+    try:
+        import dask.config
+
+        config = dask.config.get(CONFIG_SECTION, default={}) or {}
+    except ImportError:
+        config = {}
+    for name in _SETTING_NAMES:
+        if name not in found and config.get(name) is not None:
+            found[name] = config[name]
+    return found
+
+
+def options(settings: Settings) -> Dict[str, Any]:
+    """Keyword arguments for mpcf.pdist / cdist / knn on this worker: the
+    call's settings where given, else the worker's, else the defaults."""
+    window, backend, threads, devices = settings
+    worker = _worker_settings()
+    backend, threads, devices = check_settings(
+        backend if backend is not None else worker.get("backend"),
+        threads if threads is not None else worker.get("threads"),
+        devices if devices is not None else worker.get("devices"),
+    )
+    return {
+        "window": window,
+        "backend": backend if backend is not None else "auto",
+        "threads": threads if threads is not None else _DEFAULT_THREADS,
+        "devices": devices,
+    }
+
+
+# ---- tiles of a distance matrix -------------------------------------------
+
+
+def pdist_tile(X: PcfCollection, i0: int, i1: int, p: float, settings: Settings) -> np.ndarray:
+    """Rows and columns i0..i1-1 of the square pdist of X: a tile on the
+    diagonal, each pair computed once (the condensed part of the tile),
+    mirrored, zero diagonal."""
+    return _ops.pdist(X.slice(i0, i1), p, layout="square", **options(settings))
+
+
+def cdist_tile(X: PcfCollection, i0: int, i1: int, Y: PcfCollection, j0: int, j1: int,
+               p: float, settings: Settings) -> np.ndarray:
+    """d(X[i], Y[j]) for i in i0..i1-1, j in j0..j1-1."""
+    return _ops.cdist(X.slice(i0, i1), Y.slice(j0, j1), p, **options(settings))
+
+
+# ---- k nearest neighbours --------------------------------------------------
+
+
+def knn_diagonal(X: PcfCollection, i0: int, i1: int, k: int, p: float, settings: Settings) -> KnnLists:
+    """The nearest neighbours of X[i0:i1] among X[i0:i1] (never itself), at
+    most k per row, indices into X."""
+    d, i = _reduce.knn(X.slice(i0, i1), min(k, i1 - i0 - 1), p=p, **options(settings))
+    return d, i + i0
+
+
+def knn_cross(X: PcfCollection, i0: int, i1: int, Y: PcfCollection, j0: int, j1: int, k: int,
+              p: float, settings: Settings) -> KnnLists:
+    """The nearest neighbours of X[i0:i1] among Y[j0:j1], at most k per row,
+    indices into Y."""
+    d, i = _reduce.knn(X.slice(i0, i1), min(k, j1 - j0), Y.slice(j0, j1), p=p, **options(settings))
+    return d, i + j0
+
+
+def knn_below_diagonal(X: PcfCollection, i0: int, i1: int, j0: int, j1: int, k: int, p: float,
+                       settings: Settings) -> Tuple[KnnLists, KnnLists]:
+    """A tile below the diagonal (j1 <= i0) serves two row blocks: the rows
+    i0..i1-1 find candidates among j0..j1-1, and the rows j0..j1-1 among
+    i0..i1-1. Returns (lists of rows i0.., lists of rows j0..).
+
+    On the CPU one cdist computes every pair of the tile once (as the
+    single-process knn does) and both lists are cut from it. On GPUs the
+    tile is two libmpcf knn calls instead, rows among columns and columns
+    among rows: the GPU computes each pair twice faster than the host would
+    select from a dense tile, and the k smallest are chosen on the device."""
+    opts = options(settings)
+    rows, cols = X.slice(i0, i1), X.slice(j0, j1)
+    if uses_cuda(opts):
+        d_rows, i_rows = _reduce.knn(rows, min(k, j1 - j0), cols, p=p, **opts)
+        d_cols, i_cols = _reduce.knn(cols, min(k, i1 - i0), rows, p=p, **opts)
+        return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
+    D = _ops.cdist(rows, cols, p, **opts)
+    return smallest(D, k, j0), smallest(D.T, k, i0)
+
+
+def uses_cuda(opts: Dict[str, Any]) -> bool:
+    """Whether libmpcf may compute on a GPU with these settings."""
+    return opts["backend"] == "cuda" or (opts["backend"] == "auto" and _ops.cuda_device_count() > 0)
+
+
+def smallest(D: np.ndarray, k: int, first_index: int) -> KnnLists:
+    """For each row of D, its min(k, columns) smallest entries ascending by
+    (value, column), and their columns + first_index (int64). This is the
+    order of mpcf.knn: equal values go to the smaller index, inf comes last."""
+    rows, cols = D.shape
+    k = min(k, cols)
+    if k == 0:
+        return np.empty((rows, 0), dtype=D.dtype), np.empty((rows, 0), dtype=np.int64)
+    if k == cols or np.isnan(D).any():
+        # Every column, or NaN (which no comparison selects): a full sort.
+        picked = np.broadcast_to(np.arange(cols), (rows, cols))
+    else:
+        # The k-th smallest value of each row, then all entries below it and
+        # as many entries equal to it as are needed, lowest columns first.
+        kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+        below = D < kth
+        tied = D == kth
+        room = k - below.sum(axis=1, keepdims=True)
+        take = below | (tied & (np.cumsum(tied, axis=1) <= room))
+        picked = np.nonzero(take)[1].reshape(rows, k)  # ascending columns per row
+    values = np.take_along_axis(D, picked, axis=1)
+    order = np.argsort(values, axis=1, kind="stable")[:, :k]  # stable: ties keep column order
+    return (np.take_along_axis(values, order, axis=1),
+            np.take_along_axis(picked, order, axis=1).astype(np.int64) + first_index)
+
+
+def merge_parts(k: int, parts: Sequence[Any], sides: Sequence[int]) -> KnnLists:
+    """merge_knn over lists as the tasks deliver them: a part is the lists
+    themselves (side -1) or one of the two lists of a tile below the
+    diagonal (side 0: its rows, 1: its columns)."""
+    return merge_knn(k, *[part if side < 0 else part[side] for part, side in zip(parts, sides)])
+
+
+def merge_knn(k: int, *parts: KnnLists) -> KnnLists:
+    """The k smallest (distance, index) of each row over lists of the same
+    rows from disjoint candidate sets. Exact and independent of the order of
+    the parts: the same result for any tiling and any merge tree."""
+    d = np.concatenate([part[0] for part in parts], axis=1)
+    i = np.concatenate([part[1] for part in parts], axis=1)
+    order = np.lexsort((i, d), axis=1)[:, :k]
+    return np.take_along_axis(d, order, axis=1), np.take_along_axis(i, order, axis=1)

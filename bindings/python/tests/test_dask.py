@@ -1,0 +1,484 @@
+"""mpcf.dask on a LocalCluster of worker processes: pdist, cdist and knn have
+the bits of the single-process calls for any chunking (and agree with SciPy
+on a grid), the collection is sent to the workers once, the workers' settings
+reach libmpcf, a worker killed in the middle of a run changes nothing, and
+matrices go to Zarr. Skipped without dask.distributed."""
+
+import os
+import signal
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from scipy.spatial import distance as scipy_distance  # noqa: E402
+
+import mpcf  # noqa: E402
+import mpcf.dask as mdask  # noqa: E402
+from mpcf import _dask_tasks  # noqa: E402
+
+# The helpers below run on the workers (client.run), which cannot import
+# this file: send them by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+TIMEOUT = 300  # seconds for any one computation; a hang fails instead of blocking CI
+
+
+def _cluster(**kwargs):
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                    dashboard_address=":0", **kwargs)
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Not the default client: every test names the client it uses, and the
+    # tests of the local scheduler see no client at all.
+    with _cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+def compute(client, x):
+    return client.compute(x).result(timeout=TIMEOUT)
+
+
+def random_pcfs(rng, n, max_m=8, dtype=np.float64):
+    funcs = []
+    for _ in range(n):
+        m = int(rng.integers(1, max_m + 1))
+        t = np.cumsum(rng.uniform(0.05, 1.0, m)) - 1.0
+        v = rng.uniform(0.0, 10.0, m)
+        v[-1] = 0.0
+        funcs.append(np.stack([t, v], axis=1).astype(dtype))
+    return mpcf.PcfCollection(funcs)
+
+
+def grid_pcfs(rng, n, T=12, levels=4):
+    """PCFs with breakpoints at integers in [0, T) and integer values, 0 from
+    the last breakpoint on, and their samples at 0, 1, ..., T-1: on this grid
+    the Lp distance is the Minkowski distance of the samples (unit pieces),
+    exactly an integer for p = 1 and p = inf (so ties are exact)."""
+    funcs, samples = [], np.zeros((n, T))
+    for i in range(n):
+        m = int(rng.integers(1, 5))
+        t = np.sort(rng.choice(T, size=m, replace=False)).astype(float)
+        v = rng.integers(0, levels, m).astype(float)
+        v[-1] = 0.0
+        funcs.append(np.stack([t, v], axis=1))
+        for k in range(m):
+            samples[i, int(t[k]):] = v[k]
+    return mpcf.PcfCollection(funcs), samples
+
+
+# ---- pdist -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("p", [1, 2.5, np.inf])
+def test_pdist_has_the_bits_of_the_single_call_for_any_chunking(client, rng, dtype, p):
+    X = random_pcfs(rng, 37, dtype=dtype)
+    want = mpcf.pdist(X, p, layout="square")
+    for chunks in (1, 6, 16, 37, 100, (10, 1, 20, 6), "auto"):
+        D = mdask.pdist(X, p, chunks=chunks, client=client)
+        assert isinstance(D, da.Array) and D.shape == (37, 37) and D.dtype == dtype
+        got = compute(client, D)
+        assert got.tobytes() == want.tobytes(), chunks
+
+
+def test_pdist_chunks_are_the_tiles(client, rng):
+    X = random_pcfs(rng, 10)
+    D = mdask.pdist(X, chunks=4, client=client)
+    assert D.chunks == ((4, 4, 2), (4, 4, 2))
+    # Tiles above the diagonal are transposes of the ones below: 6 computed
+    # tiles (3 diagonal + 3 below) and 3 transposes.
+    assert len(dict(D.__dask_graph__().layers[D.name])) == 9
+    # A block can be computed on its own.
+    block = compute(client, D.blocks[0, 2])
+    assert block.tobytes() == mpcf.pdist(X, layout="square")[0:4, 8:10].tobytes()
+
+
+def test_pdist_agrees_with_scipy_on_a_grid(client, rng):
+    X, samples = grid_pcfs(rng, 30)
+    for p, metric, kwargs in ((1, "cityblock", {}), (np.inf, "chebyshev", {}), (3, "minkowski", {"p": 3})):
+        got = compute(client, mdask.pdist(X, p, chunks=7, client=client))
+        want = scipy_distance.squareform(scipy_distance.pdist(samples, metric, **kwargs))
+        if p == 3:
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        else:
+            assert np.array_equal(got, want)
+
+
+def test_pdist_of_a_tensor_and_a_window(client, rng):
+    X = mpcf.PcfCollection(np.stack([random_pcfs(rng, 1, max_m=5).to_list()[0][:1]] * 1))  # shape ()
+    assert compute(client, mdask.pdist(X, client=client)).tolist() == [[0.0]]
+    funcs = [np.array([[0.0, float(i % 3)], [1.0 + i, 0.0]]) for i in range(12)]
+    T = mpcf.PcfCollection([funcs[:6], funcs[6:]])  # shape (2, 6)
+    got = compute(client, mdask.pdist(T, 2, chunks=5, window=(0.5, 4.0), client=client))
+    assert got.tobytes() == mpcf.pdist(T, 2, window=(0.5, 4.0), layout="square").tobytes()
+
+
+def test_empty_and_single(client):
+    empty = mpcf.PcfCollection.from_csr(np.zeros(1, np.uint64), np.zeros(0), np.zeros(0))
+    assert compute(client, mdask.pdist(empty, client=client)).shape == (0, 0)
+    one = mpcf.PcfCollection([[(0.0, 1.0), (1.0, 0.0)]])
+    assert compute(client, mdask.pdist(one, client=client)).tolist() == [[0.0]]
+    assert compute(client, mdask.cdist(one, empty, client=client)).shape == (1, 0)
+
+
+# ---- cdist -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cdist_has_the_bits_of_the_single_call(client, rng, dtype):
+    X = random_pcfs(rng, 23, dtype=dtype)
+    Y = random_pcfs(rng, 17, dtype=dtype)
+    for p in (1, 2, np.inf):
+        want = mpcf.cdist(X, Y, p)
+        for chunks in (1, 5, (4, 9), ((10, 13), 3), ("auto", (17,)), "auto"):
+            got = compute(client, mdask.cdist(X, Y, p, chunks=chunks, client=client))
+            assert got.tobytes() == want.tobytes(), (p, chunks)
+
+
+def test_cdist_agrees_with_scipy_and_flattens_tensors(client, rng):
+    X, xs = grid_pcfs(rng, 12)
+    Y, ys = grid_pcfs(rng, 8)
+    got = compute(client, mdask.cdist(X, Y, chunks=(5, 3), client=client))
+    assert np.array_equal(got, scipy_distance.cdist(xs, ys, "cityblock"))
+    Xt = mpcf.PcfCollection([X.to_list()[:6], X.to_list()[6:]])  # shape (2, 6)
+    got = compute(client, mdask.cdist(Xt, Y, chunks=4, client=client))
+    assert got.shape == (12, 8)
+    assert got.tobytes() == mpcf.cdist(Xt, Y).reshape(12, 8).tobytes()
+
+
+# ---- knn -----------------------------------------------------------------------
+
+
+def brute_force_knn(D, k, exclude_self):
+    """Row by row: the k smallest (distance, index) of the full matrix."""
+    n = D.shape[0]
+    dist, idx = np.empty((n, k)), np.empty((n, k), dtype=np.int64)
+    for i in range(n):
+        cols = [j for j in range(D.shape[1]) if not (exclude_self and j == i)]
+        order = sorted(cols, key=lambda j: (D[i, j], j))[:k]
+        idx[i] = order
+        dist[i] = D[i, order]
+    return dist, idx
+
+
+def test_knn_with_ties_against_brute_force_and_the_single_call(client, rng):
+    X, samples = grid_pcfs(rng, 41, T=6, levels=2)  # few distinct distances: many ties
+    D = scipy_distance.squareform(scipy_distance.pdist(samples, "cityblock"))
+    want_d, want_i = brute_force_knn(D, 6, exclude_self=True)
+    single_d, single_i = mpcf.knn(X, 6)
+    assert np.array_equal(single_d, want_d) and np.array_equal(single_i, want_i)
+    for chunks, split_every in ((1, 8), (3, 2), (10, 3), (41, 8), ((20, 1, 20), 2), ("auto", 8)):
+        d, i = mdask.knn(X, 6, chunks=chunks, split_every=split_every, client=client)
+        assert d.tobytes() == single_d.tobytes(), (chunks, split_every)
+        assert i.dtype == np.int64 and np.array_equal(i, single_i), (chunks, split_every)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("p", [1, 2.5, np.inf])
+def test_knn_has_the_bits_of_the_single_call(client, rng, dtype, p):
+    X = random_pcfs(rng, 33, dtype=dtype)
+    want_d, want_i = mpcf.knn(X, 5, p=p)
+    for chunks in (4, 13):
+        d, i = mdask.knn(X, 5, p=p, chunks=chunks, client=client)
+        assert d.dtype == dtype
+        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    k = 32  # every other PCF
+    d, i = mdask.knn(X, k, p=p, chunks=7, client=client)
+    want_d, want_i = mpcf.knn(X, k, p=p)
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+def test_knn_among_y(client, rng):
+    X, xs = grid_pcfs(rng, 19)
+    Y, ys = grid_pcfs(rng, 23)
+    want_d, want_i = brute_force_knn(scipy_distance.cdist(xs, ys, "cityblock"), 4, exclude_self=False)
+    for chunks in (1, 5, (7, 4), "auto"):
+        d, i = mdask.knn(X, 4, Y, chunks=chunks, client=client)
+        assert np.array_equal(d, want_d) and np.array_equal(i, want_i), chunks
+    d, i = mdask.knn(X, 23, Y, chunks=(5, 6), client=client)
+    single_d, single_i = mpcf.knn(X, 23, Y)
+    assert d.tobytes() == single_d.tobytes() and np.array_equal(i, single_i)
+
+
+def test_knn_tiles_as_on_gpus(rng, monkeypatch):
+    # With CUDA a tile below the diagonal is two libmpcf knn calls (rows
+    # among columns, columns among rows) instead of one cdist: the same bits.
+    # Run here on the CPU through the local scheduler (this process).
+    monkeypatch.setattr(_dask_tasks, "uses_cuda", lambda opts: True)
+    X = random_pcfs(rng, 31)
+    for p in (1, 2.5, np.inf):
+        want_d, want_i = mpcf.knn(X, 4, p=p)
+        d, i = mdask.knn(X, 4, p=p, chunks=6)
+        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+@pytest.mark.gpu
+def test_cuda_tiles_have_the_bits_of_the_single_cuda_calls(client, rng):
+    # backend="cuda" on the workers: pdist tiles and the knn tiles below the
+    # diagonal as two libmpcf knn calls (rows among columns, columns among
+    # rows), against the single-process CUDA calls.
+    for dtype in (np.float32, np.float64):
+        X = random_pcfs(rng, 1201, max_m=40, dtype=dtype)
+        for p in (1, 2.5, np.inf):
+            want = mpcf.pdist(X, p, layout="square", backend="cuda")
+            got = compute(client, mdask.pdist(X, p, chunks=500, client=client, backend="cuda"))
+            assert got.tobytes() == want.tobytes(), (dtype, p)
+            want_d, want_i = mpcf.knn(X, 9, p=p, backend="cuda")
+            d, i = mdask.knn(X, 9, p=p, chunks=500, client=client, backend="cuda")
+            assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i), (dtype, p)
+
+
+def test_knn_keeps_the_shape_of_x(client, rng):
+    X = random_pcfs(rng, 12)
+    T = mpcf.PcfCollection([X.to_list()[:4], X.to_list()[4:8], X.to_list()[8:]])  # (3, 4)
+    d, i = mdask.knn(T, 3, chunks=5, client=client)
+    want_d, want_i = mpcf.knn(T, 3)
+    assert d.shape == (3, 4, 3) and d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+def test_smallest_per_row_orders_ties_by_index():
+    D = np.array([[3.0, 1.0, 1.0, np.inf, 0.0, 1.0],
+                  [np.inf, np.inf, 2.0, np.inf, 2.0, 2.0]])
+    d, i = _dask_tasks.smallest(D, 3, 10)
+    assert d.tolist() == [[0.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    assert i.tolist() == [[14, 11, 12], [12, 14, 15]]
+    d, i = _dask_tasks.smallest(D, 5, 0)
+    assert i.tolist() == [[4, 1, 2, 5, 0], [2, 4, 5, 0, 1]]
+    d, i = _dask_tasks.merge_knn(2, (np.array([[1.0, 2.0]]), np.array([[7, 3]])),
+                                 (np.array([[1.0]]), np.array([[5]])))
+    assert d.tolist() == [[1.0, 1.0]] and i.tolist() == [[5, 7]]
+
+
+# ---- the collection reaches the workers once ---------------------------------
+
+
+def test_the_collection_is_sent_once_not_with_every_task(client, rng, monkeypatch):
+    X = random_pcfs(rng, 40)
+    pickled = []
+    original = mpcf.PcfCollection.__reduce__
+
+    def counting(self):
+        pickled.append(self.size)
+        return original(self)
+
+    monkeypatch.setattr(mpcf.PcfCollection, "__reduce__", counting)
+    S = mdask.scatter(X, client=client)
+    assert pickled == [40]  # once, for both workers (broadcast)
+    assert set(client.who_has([S.future])[S.future.key]) == set(client.scheduler_info()["workers"])
+    del pickled[:]
+    for chunks in (2, 20):  # 210 or 3 tiles: no task carries PCF data
+        got = compute(client, mdask.pdist(S, chunks=chunks, client=client))
+        assert got.tobytes() == mpcf.pdist(X, layout="square").tobytes()
+        d, i = mdask.knn(S, 3, chunks=chunks, client=client)
+        assert np.array_equal(i, mpcf.knn(X, 3)[1])
+    assert pickled == []
+    for chunks in (2, 20):  # a plain collection: scattered once per call
+        compute(client, mdask.pdist(X, chunks=chunks, client=client))
+    assert pickled == [40, 40]
+
+
+def test_default_client_and_local_scheduler(client, rng):
+    X = random_pcfs(rng, 15)
+    want = mpcf.pdist(X, layout="square")
+    with client.as_current():  # client=None: Dask's current client
+        D = mdask.pdist(X, chunks=4)
+        assert D.compute().tobytes() == want.tobytes()
+    # No client at all: the local scheduler, the collection in the graph once.
+    from distributed import default_client
+
+    with pytest.raises(ValueError):
+        default_client()
+    D = mdask.pdist(X, chunks=4)
+    assert D.compute(scheduler="threads").tobytes() == want.tobytes()
+    d, i = mdask.knn(X, 2, chunks=4)
+    assert np.array_equal(i, mpcf.knn(X, 2)[1])
+    with pytest.raises(ValueError, match="needs a dask.distributed Client"):
+        mdask.scatter(X)
+
+
+# ---- per-worker settings ---------------------------------------------------------
+
+
+def _resolved(settings):
+    return _dask_tasks.options(settings)
+
+
+def resolved_in_tasks(client, settings):
+    """The libmpcf keyword arguments a task computes with, on each worker."""
+    futures = [client.submit(_resolved, settings, workers=[w], pure=False)
+               for w in client.scheduler_info()["workers"]]
+    return client.gather(futures)
+
+
+def _set_config(threads):
+    dask.config.set({"mpcf.threads": threads})
+
+
+def test_worker_settings_reach_the_tasks(client):
+    default = (None, None, None, None)
+    # Defaults: backend auto, one thread per task, all devices.
+    assert set(map(str, resolved_in_tasks(client, default))) == {
+        str({"window": None, "backend": "auto", "threads": 1, "devices": None})}
+    # The workers' Dask configuration (as DASK_MPCF__THREADS=3 would set it).
+    client.run(_set_config, 3)
+    try:
+        for opts in resolved_in_tasks(client, default):
+            assert opts["threads"] == 3
+        # The plugin wins over the configuration, the call over both.
+        client.register_plugin(mdask.WorkerOptions(backend="cpu", threads=2, devices=[1]))
+        for opts in resolved_in_tasks(client, default):
+            assert (opts["backend"], opts["threads"], opts["devices"]) == ("cpu", 2, (1,))
+        for opts in resolved_in_tasks(client, (None, "auto", 5, None)):
+            assert (opts["backend"], opts["threads"], opts["devices"]) == ("auto", 5, (1,))
+        # What a task sees is what it computes with: CUDA asked for by the
+        # plugin, on a machine without it, fails on the worker with libmpcf's
+        # error; the call's backend="cpu" overrides it.
+        if mpcf.cuda_device_count() == 0:
+            client.register_plugin(mdask.WorkerOptions(backend="cuda"))
+            X = mpcf.PcfCollection([[(0.0, 1.0), (1.0, 0.0)], [(0.0, 2.0), (1.0, 0.0)]])
+            with pytest.raises(mpcf.CudaUnavailableError):
+                compute(client, mdask.pdist(X, client=client))
+            assert compute(client, mdask.pdist(X, client=client, backend="cpu")).tolist() == [
+                [0.0, 1.0], [1.0, 0.0]]
+    finally:
+        client.unregister_worker_plugin(_dask_tasks.PLUGIN_NAME)
+        client.run(_set_config, None)
+    assert {o["threads"] for o in resolved_in_tasks(client, default)} == {1}
+
+
+# ---- fault tolerance -------------------------------------------------------------
+
+
+def _block_on_second_call(function_name, marker, started, release):
+    """On a worker: wrap mpcf._dask_tasks.<function_name> so that the first
+    worker in the whole cluster to make its second call (whoever creates
+    `marker` first) writes its process id into `marker`, sets the Dask event
+    `started` and waits for the event `release` before computing: it then
+    holds the result of its first tile and is blocked inside its second,
+    until the test releases it. Every other call, and this one once
+    released, computes as usual."""
+    from mpcf import _dask_tasks as tasks
+
+    original = getattr(tasks, function_name)
+    calls = []
+
+    def blocking(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                pass
+            else:
+                os.write(fd, str(os.getpid()).encode())
+                os.close(fd)
+                distributed.Event(started).set()
+                distributed.Event(release).wait(timeout=TIMEOUT)
+        return original(*args)
+
+    setattr(tasks, function_name, blocking)
+    return os.getpid()
+
+
+@pytest.mark.parametrize("operation", ["pdist", "knn"])
+def test_a_worker_killed_mid_run_changes_nothing(rng, tmp_path, operation):
+    """The test kills a worker process (SIGKILL) while one of its tasks is
+    blocked on an event that only the test sets, so the kill falls in the
+    middle of the run by construction; Dask runs that worker's tasks again
+    (also the tile it had finished) and the result keeps the bits of one
+    process."""
+    X = random_pcfs(rng, 60)
+    marker = tmp_path / "blocked"
+    started, release = f"started-{operation}", f"release-{operation}"
+    with _cluster() as cluster, distributed.Client(cluster, set_as_default=False) as c:
+        # 15 tiles below the diagonal (chunks of 10) for 2 workers: at least
+        # one worker makes a second call to the wrapped function.
+        victim = "cdist_tile" if operation == "pdist" else "knn_below_diagonal"
+        pids = set(c.run(_block_on_second_call, victim, str(marker), started, release).values())
+        assert len(pids) == 2
+
+        def run():
+            if operation == "pdist":
+                return compute(c, mdask.pdist(X, chunks=10, client=c))
+            return mdask.knn(X, 4, chunks=10, client=c)
+
+        with ThreadPoolExecutor(1) as pool:
+            result = pool.submit(run)
+            assert distributed.Event(started, client=c).wait(timeout=TIMEOUT)
+            assert not result.done()  # a task is blocked: the run is not over
+            victim_pid = int(marker.read_text())
+            assert victim_pid in pids
+            os.kill(victim_pid, signal.SIGKILL)
+            distributed.Event(release, client=c).set()
+            got = result.result(timeout=TIMEOUT)
+
+        if operation == "pdist":
+            assert got.tobytes() == mpcf.pdist(X, layout="square").tobytes()
+        else:
+            d, i = got
+            want_d, want_i = mpcf.knn(X, 4)
+            assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+        assert victim_pid not in set(c.run(os.getpid).values())  # that process is gone
+
+
+# ---- Zarr ------------------------------------------------------------------------
+
+
+def test_to_zarr(client, rng, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    X = random_pcfs(rng, 30)
+    Y = random_pcfs(rng, 11)
+    path = str(tmp_path / "D.zarr")
+    mdask.to_zarr(mdask.pdist(X, chunks=8, client=client), path)
+    stored = zarr.open_array(path, mode="r")
+    assert stored.shape == (30, 30) and stored.chunks == (8, 8)
+    assert stored[...].tobytes() == mpcf.pdist(X, layout="square").tobytes()
+    # Unequal chunks are made regular; overwrite replaces the array.
+    mdask.to_zarr(mdask.cdist(X, Y, chunks=((10, 5, 15), 4), client=client), path, overwrite=True)
+    stored = zarr.open_array(path, mode="r")
+    assert stored.shape == (30, 11) and stored.chunks == (15, 4)
+    assert stored[...].tobytes() == mpcf.cdist(X, Y).tobytes()
+    with pytest.raises(TypeError, match="must be a dask.array"):
+        mdask.to_zarr(np.zeros((2, 2)), path)
+
+
+# ---- arguments -------------------------------------------------------------------
+
+
+def test_bad_arguments_fail_at_the_call(client):
+    X = mpcf.PcfCollection([[(0.0, 1.0), (1.0, 0.0)], [(0.0, 2.0), (1.0, 0.0)], [(0.0, 3.0)]])
+    X32 = mpcf.PcfCollection(X.to_list(), dtype=np.float32)
+    with pytest.raises(ValueError, match="p = 0.5 is not a valid exponent"):
+        mdask.pdist(X, 0.5, client=client)
+    with pytest.raises(ValueError, match=r"add up to 4 but there are 3 PCFs"):
+        mdask.pdist(X, chunks=(2, 2), client=client)
+    with pytest.raises(ValueError, match="a tile needs at least 1 row"):
+        mdask.pdist(X, chunks=0, client=client)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        mdask.pdist(X, backend="gpu", client=client)
+    with pytest.raises(ValueError, match=r"window \[2, 1\) is invalid"):
+        mdask.pdist(X, window=(2, 1), client=client)
+    with pytest.raises(mpcf.DtypeMismatchError):
+        mdask.cdist(X, X32, client=client)
+    with pytest.raises(ValueError, match="a pair"):
+        mdask.cdist(X, X, chunks=(1, 1, 1), client=client)
+    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other PCFs"):
+        mdask.knn(X, 3, client=client)
+    with pytest.raises(ValueError, match="k = 0"):
+        mdask.knn(X, 0, client=client)
+    with pytest.raises(ValueError, match="split_every"):
+        mdask.knn(X, 1, split_every=1, client=client)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        mdask.knn(X, 1.5, client=client)
+    with pytest.raises(ValueError, match="devices is empty"):
+        mdask.WorkerOptions(devices=[])

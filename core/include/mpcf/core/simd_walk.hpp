@@ -1,0 +1,159 @@
+// The CPU walk in SIMD lanes: many pairs at once, one pair per lane, each
+// lane walking its pair exactly as integrate_pair does (the same rectangles
+// in the same order, the same arithmetic), so every target gives the bits of
+// the scalar walk. Plain C++ interface; the kernels (Google Highway, one
+// copy per instruction set, chosen at run time from the CPU's features) live
+// in simd_walk.cpp.
+//
+// Layout: the functions of a batch are "shifted" (as in the GPU walk): point
+// k of a function of m breakpoints holds (t_k, v_{k-1}) (v_{-1} = 0) and a
+// sentinel (+inf, v_{m-1}) follows point m - 1, so every step of a walk
+// consumes exactly one point (of f when its next time is not later than g's)
+// and a pair takes exactly m_f + m_g steps. Equal times are consumed one
+// after the other; the rectangle between them has width 0, which every fold
+// ignores, so the accumulated value is bitwise integrate_pair's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/point.hpp"
+#include "mpcf/core/walk.hpp"
+
+namespace mpcf {
+
+// Instruction sets of the CPU walk, from the plainest. Scalar is the walk of
+// walk.hpp (integrate_pairs_lockstep); the others are Highway targets.
+enum class CpuSimd : int { Scalar = 0, SSE4 = 1, AVX2 = 2, AVX512 = 3 };
+
+constexpr int kCpuSimdCount = 4;
+
+// "scalar", "sse4", "avx2", "avx512".
+const char* cpu_simd_name(CpuSimd s);
+
+// Compiled into this build (Scalar always; the others when Highway was found
+// at build time).
+bool cpu_simd_compiled(CpuSimd s);
+
+// Compiled, and this CPU and OS run it (CPUID and XGETBV).
+bool cpu_simd_supported(CpuSimd s);
+
+// The best supported instruction set.
+CpuSimd cpu_simd_best();
+
+// What computations use: the environment variable MPCF_CPU_SIMD (scalar,
+// sse4, avx2 or avx512; read at every call, for comparisons and diagnosis)
+// capped at cpu_simd_best(), or cpu_simd_best() when it is unset, empty,
+// "auto" or not one of those names.
+CpuSimd cpu_simd_default();
+
+// Functions in the shifted layout, one after the other.
+template <typename T>
+struct ShiftedPoints {
+  std::vector<SimplePoint<T, T>> points;
+
+  void clear() { points.clear(); }
+  // Appends f[0..m) (m >= 1) with its sentinel; returns the index of its
+  // first point.
+  std::size_t append(const SimplePoint<T, T>* f, std::size_t m);
+};
+
+template <typename T>
+std::size_t ShiftedPoints<T>::append(const SimplePoint<T, T>* f, std::size_t m) {
+  const std::size_t first = points.size();
+  points.resize(first + m + 1);
+  SimplePoint<T, T>* out = points.data() + first;
+  T before = T(0);
+  for (std::size_t k = 0; k < m; ++k) {
+    out[k] = SimplePoint<T, T>{f[k].t, before};
+    before = f[k].v;
+  }
+  out[m] = SimplePoint<T, T>{std::numeric_limits<T>::infinity(), before};
+  return first;
+}
+
+// Pairs to walk: pair k is the function whose first shifted point is
+// points[f[k]] against the one at points[g[k]], steps[k] = m_f + m_g; its
+// value goes to out[k].
+template <typename T>
+struct PairBatch {
+  const SimplePoint<T, T>* points = nullptr;
+  std::size_t pointCount = 0;
+  const std::uint32_t* f = nullptr;
+  const std::uint32_t* g = nullptr;
+  const std::uint32_t* steps = nullptr;
+  std::size_t count = 0;
+  T* out = nullptr;
+};
+
+// The most points a batch may hold (lane indices are 32-bit).
+constexpr std::size_t kMaxBatchPoints = std::size_t(1) << 30;
+
+// Whether the unchecked fold may be used (acc + width * integrand with no
+// test, as on the GPU; see cuda/sentinel_walk.hpp's UncheckedSumFold): the
+// whole line, an L1 distance or an inner product, and every time and value
+// of the batch within max / 4 in magnitude (float32 inner products: any
+// finite value; float64: values within sqrt(max) / 2). Then a zero width or
+// a zero integrand adds an exact zero to an accumulator that is never -0,
+// which is what the tests of the fold would have skipped: the same bits.
+template <typename T, typename Op>
+bool unchecked_fold_allowed(const Window<T>& w, const Op& op, T maxAbsTime, T maxAbsValue);
+
+// Walks every pair of the batch with the instruction set `s` (not Scalar,
+// and cpu_simd_supported(s)). `unchecked`: see unchecked_fold_allowed.
+// out[k] is bitwise integrate_pair(f_k, g_k, w, op).
+template <typename T, typename Op>
+void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
+                     bool unchecked);
+
+#define MPCF_SIMD_WALK_DECLARE(T)                                                                 \
+  extern template void walk_pairs_simd<T, OperationL1Dist<T>>(                                    \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool);           \
+  extern template void walk_pairs_simd<T, OperationL2Dist<T>>(                                    \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool);           \
+  extern template void walk_pairs_simd<T, OperationLpDist<T>>(                                    \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool);           \
+  extern template void walk_pairs_simd<T, OperationLinfDist<T>>(                                  \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool);         \
+  extern template void walk_pairs_simd<T, OperationL2InnerProduct<T>>(                            \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool);
+MPCF_SIMD_WALK_DECLARE(float)
+MPCF_SIMD_WALK_DECLARE(double)
+#undef MPCF_SIMD_WALK_DECLARE
+
+// Whether an operation has SIMD kernels (every operation of operations.hpp
+// does; anything else is walked by the scalar code).
+template <typename Op>
+struct HasSimdWalk : std::false_type {};
+template <typename T>
+struct HasSimdWalk<OperationL1Dist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<OperationL2Dist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<OperationLpDist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<OperationLinfDist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<OperationL2InnerProduct<T>> : std::true_type {};
+
+template <typename T, typename Op>
+bool unchecked_fold_allowed(const Window<T>& w, const Op&, T maxAbsTime, T maxAbsValue) {
+  if (!w.is_whole_line()) return false;
+  const T quarter = std::numeric_limits<T>::max() / 4;
+  if constexpr (std::is_same_v<Op, OperationL1Dist<T>>) {
+    return maxAbsTime <= quarter && maxAbsValue <= quarter;
+  } else if constexpr (std::is_same_v<Op, OperationL2InnerProduct<T>>) {
+    if (maxAbsTime > quarter) return false;
+    if constexpr (sizeof(T) == 4) {
+      return true;  // products of float32 values are finite in double
+    } else {
+      return maxAbsValue <= std::sqrt(std::numeric_limits<T>::max()) / 2;
+    }
+  } else {
+    return false;
+  }
+}
+
+}  // namespace mpcf

@@ -1,0 +1,208 @@
+// The SIMD kernels of the CPU walk (see simd_walk.hpp) and the choice of
+// instruction set at run time.
+//
+// Built with Google Highway when its headers are there (header-only use:
+// hwy/foreach_target.h includes the kernels, mpcf/core/simd_walk-inl.hpp,
+// once per target, and this file picks the target from its own CPUID check,
+// so libmpcf has no run-time dependency on libhwy); without them only the
+// scalar walk exists.
+//
+// One lane walks one pair. A group of K vectors of N lanes (K x N pairs) is
+// walked in lockstep: each vector is a chain of dependent gathers, and K
+// independent chains keep the gather units busy. A step of a lane:
+//   takeF = fT <= gT; tn = takeF ? fT : gT
+//   acc = fold(acc, [t, tn), fV, gV); t = tn
+//   the consumed side's index advances and its next point is gathered.
+// Lanes whose pair has fewer steps than the longest of the group stop (their
+// step becomes an empty rectangle and no point is consumed). The last,
+// unbounded rectangle and the finalisation run per lane in scalar code, the
+// very code of integrate_pair. Every fold uses only +, -, *, / and compares
+// (no fused multiply-add: the library is built with -ffp-contract=off), so
+// each lane computes integrate_pair's bits.
+#include "mpcf/core/simd_walk.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#if !defined(MPCF_NO_HIGHWAY) && defined(__x86_64__) && defined(__has_include)
+#if __has_include(<hwy/highway.h>)
+#define MPCF_HAVE_HIGHWAY 1
+#endif
+#endif
+#ifndef MPCF_HAVE_HIGHWAY
+#define MPCF_HAVE_HIGHWAY 0
+#endif
+#if MPCF_HAVE_HIGHWAY
+// No HWY_DASSERT (it would call hwy::Abort, which lives in libhwy).
+#define HWY_IS_DEBUG_BUILD 0
+// SSE4 covers every x86-64 CPU of the last 15 years; SSSE3-only CPUs take
+// the scalar walk. AVX3_DL adds nothing the walk uses.
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
+
+#if MPCF_HAVE_HIGHWAY
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "mpcf/core/simd_walk-inl.hpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "mpcf/core/simd_walk-inl.hpp"  // the static target
+#endif  // MPCF_HAVE_HIGHWAY
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace mpcf {
+
+const char* cpu_simd_name(CpuSimd s) {
+  switch (s) {
+    case CpuSimd::SSE4: return "sse4";
+    case CpuSimd::AVX2: return "avx2";
+    case CpuSimd::AVX512: return "avx512";
+    case CpuSimd::Scalar:
+    default: return "scalar";
+  }
+}
+
+bool cpu_simd_compiled(CpuSimd s) {
+  if (s == CpuSimd::Scalar) return true;
+#if MPCF_HAVE_HIGHWAY
+  switch (s) {
+    case CpuSimd::SSE4: return (HWY_TARGETS & HWY_SSE4) != 0;
+    case CpuSimd::AVX2: return (HWY_TARGETS & HWY_AVX2) != 0;
+    case CpuSimd::AVX512: return (HWY_TARGETS & HWY_AVX3) != 0;
+    default: return false;
+  }
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+// What this CPU and its OS run, from CPUID and XGETBV: the features of
+// Highway's target strings (hwy/ops/set_macros-inl.h) and the OS saving
+// the YMM / ZMM state.
+struct CpuFeatures {
+  bool sse4 = false, avx2 = false, avx512 = false;
+};
+
+CpuFeatures detect_features() {
+  CpuFeatures c;
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, cx = 0, dx = 0;
+  if (!__get_cpuid(1, &a, &b, &cx, &dx)) return c;
+  const bool ssse3 = cx & (1u << 9), sse41 = cx & (1u << 19), sse42 = cx & (1u << 20);
+  const bool pclmul = cx & (1u << 1), aes = cx & (1u << 25), fma = cx & (1u << 12);
+  const bool osxsave = cx & (1u << 27), avx = cx & (1u << 28), f16c = cx & (1u << 29);
+  const bool sse2 = dx & (1u << 26);
+  c.sse4 = sse2 && ssse3 && sse41 && sse42 && pclmul && aes;
+  unsigned long long xcr0 = 0;
+  if (osxsave) {
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  }
+  const bool osYmm = (xcr0 & 0x6) == 0x6;      // SSE and AVX state
+  const bool osZmm = (xcr0 & 0xe6) == 0xe6;    // and opmask, ZMM0-15, ZMM16-31
+  unsigned a7 = 0, b7 = 0, c7 = 0, d7 = 0;
+  if (__get_cpuid_max(0, nullptr) >= 7) __cpuid_count(7, 0, a7, b7, c7, d7);
+  const bool avx2 = b7 & (1u << 5), bmi1 = b7 & (1u << 3), bmi2 = b7 & (1u << 8);
+  const bool avx512f = b7 & (1u << 16), avx512dq = b7 & (1u << 17);
+  const bool avx512bw = b7 & (1u << 30), avx512vl = b7 & (1u << 31);
+  c.avx2 = c.sse4 && osYmm && avx && avx2 && bmi1 && bmi2 && fma && f16c;
+  c.avx512 = c.avx2 && osZmm && avx512f && avx512vl && avx512dq && avx512bw;
+#endif
+  return c;
+}
+
+const CpuFeatures& features() {
+  static const CpuFeatures f = detect_features();
+  return f;
+}
+
+}  // namespace
+
+bool cpu_simd_supported(CpuSimd s) {
+  if (!cpu_simd_compiled(s)) return false;
+  switch (s) {
+    case CpuSimd::Scalar: return true;
+    case CpuSimd::SSE4: return features().sse4;
+    case CpuSimd::AVX2: return features().avx2;
+    case CpuSimd::AVX512: return features().avx512;
+  }
+  return false;
+}
+
+CpuSimd cpu_simd_best() {
+  for (int s = kCpuSimdCount - 1; s > 0; --s) {
+    if (cpu_simd_supported(static_cast<CpuSimd>(s))) return static_cast<CpuSimd>(s);
+  }
+  return CpuSimd::Scalar;
+}
+
+CpuSimd cpu_simd_default() {
+  const CpuSimd best = cpu_simd_best();
+  const char* env = std::getenv("MPCF_CPU_SIMD");
+  if (env == nullptr) return best;
+  for (int s = 0; s < kCpuSimdCount; ++s) {
+    if (std::strcmp(env, cpu_simd_name(static_cast<CpuSimd>(s))) == 0) {
+      // Capped at what this CPU runs.
+      for (int c = s; c > 0; --c) {
+        if (cpu_simd_supported(static_cast<CpuSimd>(c))) return static_cast<CpuSimd>(c);
+      }
+      return CpuSimd::Scalar;
+    }
+  }
+  return best;
+}
+
+template <typename T, typename Op>
+void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
+                     bool unchecked) {
+  if (batch.pointCount > kMaxBatchPoints) {
+    throw std::logic_error("walk_pairs_simd: the batch holds too many points");
+  }
+#if MPCF_HAVE_HIGHWAY
+  switch (s) {
+#if HWY_TARGETS & HWY_AVX3
+    case CpuSimd::AVX512: return N_AVX3::Walk(batch, w, op, unchecked);
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    case CpuSimd::AVX2: return N_AVX2::Walk(batch, w, op, unchecked);
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    case CpuSimd::SSE4: return N_SSE4::Walk(batch, w, op, unchecked);
+#endif
+    default: break;
+  }
+#else
+  (void)batch;
+  (void)w;
+  (void)op;
+  (void)unchecked;
+#endif
+  throw std::logic_error(std::string("walk_pairs_simd: instruction set ") + cpu_simd_name(s) +
+                         " is not compiled in");
+}
+
+#define MPCF_SIMD_WALK_DEFINE(T)                                                                  \
+  template void walk_pairs_simd<T, OperationL1Dist<T>>(                                           \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool);           \
+  template void walk_pairs_simd<T, OperationL2Dist<T>>(                                           \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool);           \
+  template void walk_pairs_simd<T, OperationLpDist<T>>(                                           \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool);           \
+  template void walk_pairs_simd<T, OperationLinfDist<T>>(                                         \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool);         \
+  template void walk_pairs_simd<T, OperationL2InnerProduct<T>>(                                   \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool);
+MPCF_SIMD_WALK_DEFINE(float)
+MPCF_SIMD_WALK_DEFINE(double)
+#undef MPCF_SIMD_WALK_DEFINE
+
+}  // namespace mpcf

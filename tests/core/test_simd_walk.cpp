@@ -1,0 +1,343 @@
+// The SIMD CPU walk gives the bits of the scalar walk, on every instruction
+// set this machine runs (SSE4, AVX2, AVX-512 where present; the others are
+// reported as skipped):
+//  * walk_pairs_simd against integrate_pair, pair by pair, on random
+//    functions with shared and equal times, negative and -0 times, zero and
+//    equal values, unbounded tails (+inf results), values near the largest
+//    finite (overflow to +-inf and NaN inner products), tiny values, windows
+//    (finite, half-infinite, outside the data), for L1, p = 2, 3, 1.5, 400,
+//    1e39 and 1e300 (beyond float's range), p = inf and the L2 inner product, with the
+//    unchecked fold wherever unchecked_fold_allowed says so and the checked
+//    fold always; lengths 1 to 40 in one batch (lanes of one group stop at
+//    different steps) and batches that do not fill the last group;
+//  * the CPU executor on every instruction set and 1, 2, 3 and 7 threads, small and
+//    default blocks, symmetric (distances and kernels) and cross planes,
+//    row-major and column-major consumers: the same bits as the scalar walk.
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "mpcf/core/matrix_integrate.hpp"
+#include "mpcf/core/operations.hpp"
+#include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/simd_walk.hpp"
+#include "mpcf/core/task.hpp"
+#include "mpcf/core/walk.hpp"
+
+using namespace mpcf;
+
+namespace {
+
+template <typename T>
+using Fn = std::vector<PcfPoint<T>>;
+
+template <typename T>
+bool same_bits(T x, T y) {
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+
+// The SIMD instruction sets this machine runs.
+std::vector<CpuSimd> simd_targets() {
+  std::vector<CpuSimd> out;
+  for (int s = 1; s < kCpuSimdCount; ++s) {
+    const auto c = static_cast<CpuSimd>(s);
+    if (cpu_simd_supported(c)) {
+      out.push_back(c);
+    } else {
+      std::printf("[ SKIPPED  ] %s: %s on this machine\n", cpu_simd_name(c),
+                  cpu_simd_compiled(c) ? "not supported by the CPU" : "not compiled in");
+    }
+  }
+  return out;
+}
+
+// Random functions of `kind`:
+//  0: times from a shared grid of 0.25 steps (many equal times across
+//     functions), small integer values with zeros, last value 0;
+//  1: like 0 with a non-zero last value (unbounded tails);
+//  2: negative and positive times, -0.0 among them, values of both signs;
+//  3: values near the largest finite (overflow);
+//  4: tiny values (underflow of scaled powers);
+//  5: the benchmark input (gaps uniform(0.05, 1), values uniform(0, 10)).
+template <typename T>
+Fn<T> random_function(std::mt19937_64& rng, int kind, std::size_t m) {
+  std::uniform_int_distribution<int> step(1, 3), small(-2, 3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double big = static_cast<double>(std::numeric_limits<T>::max());
+  Fn<T> f;
+  double t = kind == 2 ? -2.0 * static_cast<double>(m) * u(rng) : 0.25 * step(rng) - 0.25;
+  for (std::size_t k = 0; k < m; ++k) {
+    T v;
+    switch (kind) {
+      case 3: v = static_cast<T>((u(rng) < 0.5 ? -1 : 1) * big * (0.5 + 0.5 * u(rng))); break;
+      case 4: v = static_cast<T>(4 * u(rng) * static_cast<double>(std::numeric_limits<T>::min())); break;
+      case 5: v = static_cast<T>(10.0 * u(rng)); break;
+      default: v = static_cast<T>(small(rng)); break;
+    }
+    if ((kind == 0 || kind == 5) && k + 1 == m) v = T(0);
+    T tt = static_cast<T>(t);
+    if (kind == 2 && !f.empty() && f.back().t < T(0) && tt >= T(0)) tt = -T(0);  // a -0 time
+    if (!f.empty() && !(f.back().t < tt)) continue;  // keep times strictly increasing
+    f.push_back({tt, v});
+    t += kind == 5 ? 0.05 + 0.95 * u(rng) : 0.25 * step(rng);
+  }
+  if (f.empty()) f.push_back({T(0), T(1)});
+  return f;
+}
+
+template <typename T>
+std::vector<Window<T>> windows() {
+  const T inf = std::numeric_limits<T>::infinity();
+  return {Window<T>::whole_line(), {T(0.5), T(3.25)}, {-inf, T(2)}, {T(-1.5), inf},
+          {T(1000), T(2000)}, {T(-3), T(1e6)}};
+}
+
+template <typename T, typename Op>
+void check_batch(CpuSimd simd, const std::vector<Fn<T>>& fs, const Window<T>& w, const Op& op,
+                 const char* what, int kind) {
+  ShiftedPoints<T> pts;
+  std::vector<std::uint32_t> first;
+  T maxT = 0, maxV = 0;
+  for (const auto& f : fs) {
+    first.push_back(static_cast<std::uint32_t>(pts.append(f.data(), f.size())));
+    for (const auto& p : f) {
+      maxT = std::max(maxT, std::fabs(p.t));
+      maxV = std::max(maxV, std::fabs(p.v));
+    }
+  }
+  // Every ordered pair (i, j), i != j, and a few with i == j.
+  std::vector<std::uint32_t> fi, gi, steps;
+  std::vector<std::pair<std::size_t, std::size_t>> which;
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    for (std::size_t j = 0; j < fs.size(); ++j) {
+      if (i == j && i % 3 != 0) continue;
+      fi.push_back(first[i]);
+      gi.push_back(first[j]);
+      steps.push_back(static_cast<std::uint32_t>(fs[i].size() + fs[j].size()));
+      which.push_back({i, j});
+    }
+  }
+  for (int unchecked = 0; unchecked < 2; ++unchecked) {
+    if (unchecked && !unchecked_fold_allowed(w, op, maxT, maxV)) continue;
+    // The whole list, and a prefix that leaves the last group part empty.
+    for (std::size_t count : {fi.size(), std::min<std::size_t>(fi.size(), 37)}) {
+      std::vector<T> out(count, T(-12345));
+      PairBatch<T> b;
+      b.points = pts.points.data();
+      b.pointCount = pts.points.size();
+      b.f = fi.data();
+      b.g = gi.data();
+      b.steps = steps.data();
+      b.count = count;
+      b.out = out.data();
+      walk_pairs_simd(simd, b, w, op, unchecked != 0);
+      for (std::size_t k = 0; k < count; ++k) {
+        const auto [i, j] = which[k];
+        const T want = integrate_pair(fs[i].data(), static_cast<std::uint32_t>(fs[i].size()),
+                                      fs[j].data(), static_cast<std::uint32_t>(fs[j].size()), w, op);
+        if (!same_bits(want, out[k])) {
+          fail_msg("%s %s (float%d, input kind %d, window [%g, %g), %s fold): pair (%zu, %zu) of "
+                   "lengths %zu, %zu: scalar %.17g, SIMD %.17g",
+                   cpu_simd_name(simd), what, int(sizeof(T) * 8), kind, double(w.a), double(w.b),
+                   unchecked ? "unchecked" : "checked", i, j, fs[i].size(), fs[j].size(),
+                   double(want), double(out[k]));
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void check_all_operations(CpuSimd simd, const std::vector<Fn<T>>& fs, int kind) {
+  for (const auto& w : windows<T>()) {
+    check_batch(simd, fs, w, OperationL1Dist<T>{}, "L1", kind);
+    check_batch(simd, fs, w, OperationL2Dist<T>{}, "L2", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(3.0), "Lp, p = 3", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(1.5), "Lp, p = 1.5", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(400.0), "Lp, p = 400", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(1e39), "Lp, p = 1e39", kind);
+    check_batch(simd, fs, w, OperationLpDist<T>(1e300), "Lp, p = 1e300", kind);
+    check_batch(simd, fs, w, OperationLinfDist<T>{}, "Linf", kind);
+    check_batch(simd, fs, w, OperationL2InnerProduct<T>{}, "L2 inner product", kind);
+  }
+}
+
+template <typename T>
+void check_walk(CpuSimd simd) {
+  std::mt19937_64 rng(20261125);
+  std::uniform_int_distribution<std::size_t> len(1, 40);
+  for (int kind = 0; kind <= 5; ++kind) {
+    std::vector<Fn<T>> fs;
+    for (int k = 0; k < 14; ++k) fs.push_back(random_function<T>(rng, kind, len(rng)));
+    fs.push_back(Fn<T>{{T(0), T(0)}});  // the zero function, one breakpoint
+    fs.push_back(Fn<T>{{T(1), T(2)}});  // a constant tail from t = 1
+    check_all_operations(simd, fs, kind);
+  }
+  // All of one length (no lane stops early).
+  std::vector<Fn<T>> same;
+  for (int k = 0; k < 24; ++k) same.push_back(random_function<T>(rng, 5, 16));
+  bool all16 = true;
+  for (const auto& f : same) all16 &= f.size() == 16;
+  assert_true(all16);
+  check_all_operations(simd, same, 5);
+}
+
+void test_walk_same_bits_as_scalar(void**) {
+  for (CpuSimd s : simd_targets()) {
+    check_walk<float>(s);
+    check_walk<double>(s);
+  }
+}
+
+// ---- the executor ----
+
+template <typename T>
+std::shared_ptr<const PcfCollection<T>> collection(const std::vector<Fn<T>>& fs) {
+  std::vector<std::uint64_t> offsets{0};
+  std::vector<T> t, v;
+  for (const auto& f : fs) {
+    for (const auto& p : f) {
+      t.push_back(p.t);
+      v.push_back(p.v);
+    }
+    offsets.push_back(t.size());
+  }
+  return std::make_shared<const PcfCollection<T>>(fs.size(), offsets.data(), t.data(), v.data(), 1);
+}
+
+// The result of a request on the CPU executor, through the matrix writer.
+template <typename T>
+std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
+                       const std::shared_ptr<const PcfCollection<T>>& Y, OperationSpec spec,
+                       Window<T> w, SymmetricLayout layout, CpuExecutionConfig cfg) {
+  PairRequest<T> req;
+  req.x = X;
+  req.y = Y ? Y : X;
+  req.symmetric = !Y;
+  req.op = spec;
+  req.window = w;
+  std::vector<T> out;
+  std::shared_ptr<MatrixWriter<T>> writer;
+  if (Y) {
+    out.assign(X->count() * Y->count(), T(-1));
+    writer = std::make_shared<MatrixWriter<T>>(MatrixWriter<T>::dense(out.data(), X->count(), Y->count()));
+  } else {
+    out.assign(symmetric_result_size(X->count(), layout, spec.is_kernel()), T(-1));
+    writer = std::make_shared<MatrixWriter<T>>(
+        MatrixWriter<T>::symmetric(out.data(), X->count(), layout, spec.is_kernel()));
+  }
+  req.consumer = writer;
+  Task task(make_cpu_work<T>(std::move(req), cfg));
+  task.run_here();
+  if (task.error()) std::rethrow_exception(task.error());
+  return out;
+}
+
+template <typename T>
+void check_executor() {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::size_t> len(1, 60);
+  std::vector<Fn<T>> xs, ys;
+  for (int k = 0; k < 71; ++k) xs.push_back(random_function<T>(rng, k % 3, len(rng)));
+  for (int k = 0; k < 45; ++k) ys.push_back(random_function<T>(rng, 5, len(rng)));
+  const auto X = collection(xs), Y = collection(ys);
+  const OperationSpec specs[] = {OperationSpec::distance(1), OperationSpec::distance(2),
+                                 OperationSpec::distance(3), OperationSpec::distance(1.5),
+                                 OperationSpec::distance(400),
+                                 OperationSpec::distance(std::numeric_limits<double>::infinity()),
+                                 OperationSpec::l2_kernel()};
+  const T inf = std::numeric_limits<T>::infinity();
+  const Window<T> wins[] = {Window<T>::whole_line(), {T(0.75), inf}};
+  for (const auto& spec : specs) {
+    for (const auto& w : wins) {
+      for (int cross = 0; cross < 2; ++cross) {
+        for (SymmetricLayout layout : {SymmetricLayout::Condensed, SymmetricLayout::Dense}) {
+          if (cross && layout == SymmetricLayout::Dense) continue;
+          if (spec.is_kernel() && layout == SymmetricLayout::Condensed) layout = SymmetricLayout::PackedLower;
+          CpuExecutionConfig scalar;
+          scalar.simd = CpuSimd::Scalar;
+          scalar.threads = 1;
+          const auto want = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar);
+          for (CpuSimd s : simd_targets()) {
+            for (int threads : {1, 2, 3, 7}) {
+              for (std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
+                CpuExecutionConfig cfg;
+                cfg.simd = s;
+                cfg.threads = threads;
+                cfg.maxBlockElements = blockElements;
+                const auto got = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, cfg);
+                assert_int_equal(got.size(), want.size());
+                for (std::size_t k = 0; k < got.size(); ++k) {
+                  if (!same_bits(got[k], want[k])) {
+                    fail_msg("executor %s, %d threads, block elements %llu, op %d, %s, layout "
+                             "%d, float%d: element %zu: scalar %.17g, SIMD %.17g",
+                             cpu_simd_name(s), threads, (unsigned long long)blockElements,
+                             int(spec.kind), cross ? "cross" : "symmetric", int(layout),
+                             int(sizeof(T) * 8), k, double(want[k]), double(got[k]));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void test_executor_same_bits_as_scalar(void**) {
+  check_executor<float>();
+  check_executor<double>();
+}
+
+// The names and the order of the instruction sets, and the choice from
+// MPCF_CPU_SIMD (capped at what the CPU runs).
+void test_choice(void**) {
+  assert_string_equal(cpu_simd_name(CpuSimd::Scalar), "scalar");
+  assert_string_equal(cpu_simd_name(CpuSimd::SSE4), "sse4");
+  assert_string_equal(cpu_simd_name(CpuSimd::AVX2), "avx2");
+  assert_string_equal(cpu_simd_name(CpuSimd::AVX512), "avx512");
+  assert_true(cpu_simd_supported(CpuSimd::Scalar));
+  const CpuSimd best = cpu_simd_best();
+  assert_true(cpu_simd_supported(best));
+  for (int s = static_cast<int>(best) + 1; s < kCpuSimdCount; ++s) {
+    assert_false(cpu_simd_supported(static_cast<CpuSimd>(s)));
+  }
+  setenv("MPCF_CPU_SIMD", "scalar", 1);
+  assert_true(cpu_simd_default() == CpuSimd::Scalar);
+  setenv("MPCF_CPU_SIMD", "avx512", 1);
+  assert_true(cpu_simd_default() == best);  // the best is at most avx512
+  setenv("MPCF_CPU_SIMD", "no-such-set", 1);
+  assert_true(cpu_simd_default() == best);
+  unsetenv("MPCF_CPU_SIMD");
+  assert_true(cpu_simd_default() == best);
+  std::printf("instruction sets: best %s (compiled:%s%s%s)\n", cpu_simd_name(best),
+              cpu_simd_compiled(CpuSimd::SSE4) ? " sse4" : "",
+              cpu_simd_compiled(CpuSimd::AVX2) ? " avx2" : "",
+              cpu_simd_compiled(CpuSimd::AVX512) ? " avx512" : "");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_choice),
+      cmocka_unit_test(test_walk_same_bits_as_scalar),
+      cmocka_unit_test(test_executor_same_bits_as_scalar),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
