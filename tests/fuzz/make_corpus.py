@@ -568,8 +568,14 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed())."""
-    return {
+    until its fix lands (then it moves to capi_fixed()). None today."""
+    return {}
+
+
+def capi_fixed_tda():
+    """Reproducers of S, T, V and X (found by fuzzing the TDA entry points
+    and the mat-vec), fixed since: corpus/capi/fixed-*."""
+    return {"fixed-" + k: v for k, v in {
         # S (found by fuzz_pcf_file): an empty collection reshaped to
         # (2^63, 2, 0) -- mpcf_pcfs_reshape accepts it (defect R's fix) --
         # serializes, and mpcf_pcfs_deserialize refuses its own bytes with
@@ -606,7 +612,7 @@ def capi_regressions():
         "X-combine-empty-with-one": create(0, []) + create(2, [[(0, 0)]]) + combine(1, 0, 1, 2),
         "X-combine-one-with-empty": create(0, []) + create(2, [[(0, 0)]]) + combine(1, 2, 1, 0),
         "T-reduce-sum-empty-2^63x2x0-axis2-ok": create(3, []) + reshape(3, ["2^63", 2, 0]) + reduce_(3, "sum", 2),
-    }
+    }.items()}
 
 
 def capi_found_by_fuzzing():
@@ -788,15 +794,21 @@ def pcf_file_seeds():
 
 
 def pcf_file_regressions():
-    """Reproducers of defects not fixed yet (README.md, known defects)."""
-    return {
+    """Reproducers of defects not fixed yet (README.md, known defects). None
+    today."""
+    return {}
+
+
+def pcf_file_fixed():
+    """S, fixed: corpus/pcf_file/fixed-*."""
+    return {"fixed-" + k: v for k, v in {
         # S: an empty collection of shape (2^63, 2, 0), as mpcf_pcfs_reshape
         # accepts it and mpcf_pcfs_save writes it; mpcf_pcfs_deserialize and
         # mpcf_pcfs_load refuse it as "corrupt: its shape does not hold the
         # 0 functions its header announces". Expected: the empty collection.
         "S-empty-shape-2^63x2x0": pcf_file([], shape=[2 ** 63, 2, 0]),
         "S-empty-shape-max-max-0": pcf_file([], shape=[2 ** 64 - 1, 2 ** 64 - 1, 0]),
-    }
+    }.items()}
 
 
 def write(dirname, files):
@@ -812,9 +824,11 @@ def main():
     write(os.path.join(root, "capi"), {"seed-" + k: v for k, v in tda_seeds().items()})
     write(os.path.join(root, "capi"), capi_fixed())
     write(os.path.join(root, "capi"), capi_found_by_fuzzing())
+    write(os.path.join(root, "capi"), capi_fixed_tda())
     write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
     write(os.path.join(root, "pcf_file"), pcf_file_seeds())
+    write(os.path.join(root, "pcf_file"), pcf_file_fixed())
     write(os.path.join(root, "pcf_file", "regressions"), pcf_file_regressions())
     print(f"wrote {len(capi_seeds())} + {len(capi_fixed())} + {len(capi_found_by_fuzzing())} + "
           f"{len(capi_regressions())} capi and "
