@@ -2675,28 +2675,8 @@ static void tda_reduce(fz_reader* r, state* st) {
     if (out_zero) n_out = 0;
   }
   if (out_overflow) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
-  /* known defect T: huge shapes of empty collections */
-  int shape_zero = 0, shape_overflow = 0;
-  if (x != NULL) {
-    uint64_t nz = 1;
-    for (size_t k = 0; k < x->ndim; ++k) {
-      if (x->shape[k] == 0) {
-        shape_zero = 1;
-        continue;
-      }
-      if (nz > UINT64_MAX / x->shape[k]) shape_overflow = 1;
-      nz *= x->shape[k];
-    }
-  }
-  uint64_t max_dim = 0;
-  for (size_t k = 0; x != NULL && k < x->ndim; ++k) max_dim = x->shape[k] > max_dim ? x->shape[k] : max_dim;
-  /* The library allocates in proportion to the dimensions even when there
-   * is no function: (2^40, 1, 0) along axis 0 asks for 8 TB, and some such
-   * shapes get the process killed for memory. Not called (outside strict
-   * mode, where the regressions run) for an empty collection with a
-   * dimension past 2^20 or dimensions whose product passes 64 bits. */
-  (void)max_dim; /* T (fixed): huge dimensions of an empty collection cost nothing */
-  (void)shape_zero;
+  /* T (fixed): huge dimensions of an empty collection cost nothing, so any
+   * shape is called. */
   /* a representable but huge count of zero functions (sums over a 0 axis):
    * the library may well try to allocate it, which libFuzzer's malloc limit
    * reports as a crash; not called */
@@ -2915,15 +2895,62 @@ static void tda_roundtrip(fz_reader* r, state* st) {
   free(buf);
 }
 
-/* opcode 15: TDA sub-operation (mod 6), then its arguments. */
+/* sub-operation 6: SLICE x begin end flags dst: mpcf_pcfs_slice. begin and
+ * end: a byte b, b % (n + 3) (so past the end too), or UINT64_MAX for
+ * b >= 250. flags: 1 NULL out. The view goes into slot dst (destroying
+ * what was there, possibly X itself: the view keeps X's breakpoints
+ * alive), so every later operation computes over a view and is checked
+ * against the model of the functions it holds. */
+static void tda_slice(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  const unsigned bb = fz_u8(r), eb = fz_u8(r);
+  const unsigned flags = fz_u8(r);
+  slot* dst = &st->s[fz_u8(r) % N_SLOTS];
+  const uint64_t n = x ? x->n : 0;
+  const uint64_t begin = bb >= 250 ? UINT64_MAX : bb % (n + 3);
+  const uint64_t end = eb >= 250 ? UINT64_MAX : eb % (n + 3);
+  const int null_out = flags & 1;
+  const int ok = x != NULL && !null_out && begin <= end && end <= n;
+  mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x51ce;
+  mpcf_pcfs* out = sentinel;
+  const mpcf_status s_ = mpcf_pcfs_slice(x ? x->h : NULL, begin, end, null_out ? NULL : &out);
+  check_status("mpcf_pcfs_slice", s_, ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+  if (s_ != MPCF_OK) {
+    FZ_CHECK(out == sentinel, "mpcf_pcfs_slice failed and still wrote *out");
+    return;
+  }
+  pcfs_data d;
+  read_pcfs(out, &d);
+  FZ_CHECK(d.n == end - begin && d.dtype == x->dtype && d.ndim == 1 && d.shape[0] == end - begin,
+           "mpcf_pcfs_slice(%llu, %llu): %llu functions of ndim %zu, expected %llu, shape {%llu}",
+           (unsigned long long)begin, (unsigned long long)end, (unsigned long long)d.n, d.ndim,
+           (unsigned long long)(end - begin), (unsigned long long)(end - begin));
+  const uint64_t base = x->off[begin];
+  FZ_CHECK(d.total == x->off[end] - base, "mpcf_pcfs_slice: %llu breakpoints, expected %llu",
+           (unsigned long long)d.total, (unsigned long long)(x->off[end] - base));
+  for (uint64_t i = 0; i <= d.n; ++i) {
+    FZ_CHECK(d.off[i] == x->off[begin + i] - base, "mpcf_pcfs_slice: offset %llu is %llu, expected %llu",
+             (unsigned long long)i, (unsigned long long)d.off[i], (unsigned long long)(x->off[begin + i] - base));
+  }
+  for (uint64_t k = 0; k < d.total; ++k) {
+    FZ_CHECK(same_bits(d.t[k], x->t[base + k], x->dtype) && same_bits(d.v[k], x->v[base + k], x->dtype),
+             "mpcf_pcfs_slice: breakpoint %llu differs from X's breakpoint %llu", (unsigned long long)k,
+             (unsigned long long)(base + k));
+  }
+  slot_take(dst, out, &d);
+  pcfs_data_free(&d);
+}
+
+/* opcode 15: TDA sub-operation (mod 7), then its arguments. */
 static void op_tda(fz_reader* r, state* st) {
-  switch (fz_u8(r) % 6) {
+  switch (fz_u8(r) % 7) {
     case 0: tda_from_barcodes(r, st); break;
     case 1: tda_evaluate(r, st); break;
     case 2: tda_readout(r, st); break;
     case 3: tda_reduce(r, st); break;
     case 4: tda_combine(r, st); break;
-    default: tda_roundtrip(r, st); break;
+    case 5: tda_roundtrip(r, st); break;
+    default: tda_slice(r, st); break;
   }
 }
 

@@ -253,7 +253,7 @@ def queries(x, y, layout="dense", status=0, null_out=False):
 
 
 # ---------------------------------------------------------------- TDA (opcode 15)
-TDA_FROM_BARCODES, TDA_EVALUATE, TDA_READOUT, TDA_REDUCE, TDA_COMBINE, TDA_ROUNDTRIP = range(6)
+TDA_FROM_BARCODES, TDA_EVALUATE, TDA_READOUT, TDA_REDUCE, TDA_COMBINE, TDA_ROUNDTRIP, TDA_SLICE = range(7)
 SUMMARY = {"betti": 0, "stable_rank": 1, "accumulated": 2}
 BAD_ENUM = {"3": 240, "-1": 241, "1000": 242, "int_min": 243}  # enum_code(): 3 becomes 4 for the summary
 
@@ -338,6 +338,12 @@ def roundtrip(x, null_size=False, short=False, null_buffer=False, null_handle=Fa
     return bytes([OP_TDA, TDA_ROUNDTRIP, x, flags])
 
 
+def slice_(x, begin, end, dst=3, null_out=False):
+    """SLICE: begin/end a small index (taken mod n + 3) or "max" (UINT64_MAX)."""
+    code = lambda v: 255 if v == "max" else v
+    return bytes([OP_TDA, TDA_SLICE, x, code(begin), code(end), 1 if null_out else 0, dst])
+
+
 def tda_seeds():
     s = {}
     bars = [[(0, 2), (1, 3), (0.5, math.inf)], [(1, 1.5), (2, 2)], [], [(-1, 4), (-1, 4), (3, 3.25), (0, 0.75)]]
@@ -390,6 +396,13 @@ def tda_seeds():
     s["tda-roundtrip"] = c + reshape(0, [1, 2, 3]) + roundtrip(0) + roundtrip(0, null_size=True) + \
         roundtrip(0, short=True) + roundtrip(0, null_buffer=True) + roundtrip(0, short=True, null_buffer=True) + \
         roundtrip(2) + roundtrip(4) + roundtrip(0, null_handle=True) + create(3, []) + roundtrip(3)
+    # Views: every operation then runs over them; a view of a view; the
+    # parent destroyed by the view taking its slot; every argument error.
+    five = [[(0, 1), (1, 0)], [(0, 2), (2, 0)], [(0.5, 3)], [(0, 0)], [(1, -1), (3, 0)]]
+    s["tda-slice"] = create(0, five) + slice_(0, 1, 4, dst=1) + pdist(1) + pdist(1, p=2.0) + knn(1, k=2) + \
+        cdist(0, 1) + slice_(1, 1, 3, dst=2) + pdist(2, p=math.inf) + slice_(0, 2, 2, dst=3) + pdist(3) + \
+        slice_(0, 0, 5, dst=0) + pdist(0) + roundtrip(0) + slice_(0, 3, 2) + slice_(0, 0, 6) + \
+        slice_(0, "max", "max") + slice_(4, 0, 0) + slice_(0, 0, 1, null_out=True)
     return s
 
 
