@@ -218,10 +218,30 @@ void BM_matvec(benchmark::State& state, mpcf_dtype dtype) {
   const void* V = dtype == MPCF_FLOAT32 ? static_cast<const void*>(V32.data()) : V64.data();
   void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
   for (auto _ : state) {
-    check(mpcf_kernel_matvec(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V, n * r, r, out, n * r, o));
+    // range(4): 0 the L2 kernel (the pairs of l2_kernel), 2 Laplacian of
+    // the L1 distance (the pairs of pdist L1).
+    const mpcf_kernel kind = state.range(4) == 2 ? MPCF_KERNEL_LAPLACIAN : MPCF_KERNEL_L2;
+    check(mpcf_kernel_matvec(X, nullptr, kind, 1.0, 100.0, V, n * r, r, out, n * r, o));
     benchmark::ClobberMemory();
   }
   state.counters["r"] = static_cast<double>(r);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// l2_kernel, packed: the pairs the L2 mat-vec computes, with the matrix
+// written (the mat-vec's baseline for that kernel).
+void BM_l2_kernel(benchmark::State& state, mpcf_dtype dtype) {
+  mpcf_options* o = nullptr;
+  mpcf_pcfs* X = cpu_case(state, dtype, &o);
+  const std::size_t n = 2000, size = n * (n + 1) / 2;
+  std::vector<double> out64(dtype == MPCF_FLOAT64 ? size : 0);
+  std::vector<float> out32(dtype == MPCF_FLOAT32 ? size : 0);
+  void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
+  for (auto _ : state) {
+    check(mpcf_l2_kernel(X, MPCF_LAYOUT_PACKED_LOWER, out, size, o));
+    benchmark::ClobberMemory();
+  }
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -288,10 +308,12 @@ BENCHMARK_CAPTURE(BM_knn, f32, MPCF_FLOAT32)->Args({2000, 128, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_knn, f64, MPCF_FLOAT64)->Args({2000, 128, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 0, 1})->Args({2000, 128, 0, 16})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 0, 1})->Args({2000, 128, 0, 16})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
+    ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
+    ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_l2_kernel, f32, MPCF_FLOAT32)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_l2_kernel, f64, MPCF_FLOAT64)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -78,27 +78,41 @@ class KnnConsumer final : public BlockConsumer<T> {
     const BlockInfo& b = piece.block;
     std::vector<Neighbour<T>> cand;
     cand.reserve(std::max(b.n_rows(), b.n_cols()));
+    // A candidate that does not come before the row's current k-th entry
+    // can never enter its list (the k-th only moves down), so only those
+    // that do are collected: the same lists, without sorting the many that
+    // cannot count (most of them, once the lists fill).
     for (std::size_t r = 0; r < b.n_rows(); ++r) {
       const std::size_t i = b.rows.first + r;
+      const Neighbour<T> last = kth(i);
       cand.clear();
       for (std::size_t c = 0; c < b.n_cols(); ++c) {
         const std::size_t j = b.cols.first + c;
         if (!pair_kept(i, j, skip_mode())) continue;
-        cand.push_back({piece.at(r, c), static_cast<std::int64_t>(j)});
+        const Neighbour<T> n{piece.at(r, c), static_cast<std::int64_t>(j)};
+        if (neighbour_less(n, last)) cand.push_back(n);
       }
       merge_candidates(i, cand);
     }
     if (!symmetric_) return;
     for (std::size_t c = 0; c < b.n_cols(); ++c) {
       const std::size_t j = b.cols.first + c;
+      const Neighbour<T> last = kth(j);
       cand.clear();
       for (std::size_t r = 0; r < b.n_rows(); ++r) {
         const std::size_t i = b.rows.first + r;
         if (!pair_kept(i, j, skip_mode())) continue;
-        cand.push_back({piece.at(r, c), static_cast<std::int64_t>(i)});
+        const Neighbour<T> n{piece.at(r, c), static_cast<std::int64_t>(i)};
+        if (neighbour_less(n, last)) cand.push_back(n);
       }
       merge_candidates(j, cand);
     }
+  }
+
+  // The current k-th entry of row i (a snapshot; it only moves down).
+  Neighbour<T> kth(std::size_t i) {
+    std::lock_guard<std::mutex> lock(locks_[i % kLockStripes]);
+    return {distances_[i * k_ + k_ - 1], indices_[i * k_ + k_ - 1]};
   }
 
   // Merges `count` candidates of row i, sorted by neighbour_less (empty
