@@ -367,6 +367,31 @@ static void test_matvec_known_values(void** s) {
   assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 0, 0, huge, 2, 1, y, 2, NULL), MPCF_OK);
   assert_true(isinf(y[0]) && y[0] > 0 && isinf(y[1]) && y[1] > 0);
   mpcf_pcfs_destroy(X);
+
+  /* A bound B in range whose factors overflow double: f = 1e-10 on [5, 6),
+     g = 1e308 on [0, 1e-300), V = (2). B = ||f|| L1b(g) 2 + L1b(f) ||g|| 2
+     = 2e-2 + 2e298, 4 n B = 8e298: no refusal. <f, g> = 0 (disjoint), so
+     y = 0. (Found by fuzzing: ||g|| * 2 = 2e308 overflowed to inf in
+     double and the call was refused.) */
+  const uint64_t of[2] = {0, 2}, og[2] = {0, 2};
+  mpcf_pcfs* F = NULL;
+  mpcf_pcfs* G = NULL;
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 1, of, (const double[]){5, 6}, (const double[]){1e-10, 0}, &F),
+                   MPCF_OK);
+  assert_int_equal(mpcf_pcfs_create(MPCF_FLOAT64, 1, og, (const double[]){0, 1e-300}, (const double[]){1e308, 0}, &G),
+                   MPCF_OK);
+  const double two[1] = {2};
+  y[0] = 42.0;
+  assert_int_equal(mpcf_kernel_matvec(F, G, MPCF_KERNEL_L2, 0, 0, two, 1, 1, y, 1, NULL), MPCF_OK);
+  assert_true(y[0] == 0.0);
+  /* Beyond the range it is still refused, and the message prints B short. */
+  const double huge1[1] = {DBL_MAX};
+  assert_int_equal(mpcf_kernel_matvec(G, G, MPCF_KERNEL_L2, 0, 0, huge1, 1, 1, y, 1, NULL),
+                   MPCF_ERROR_INVALID_ARGUMENT);
+  assert_non_null(strstr(mpcf_last_error_message(), "may reach "));
+  assert_true(strlen(mpcf_last_error_message()) < 300);
+  mpcf_pcfs_destroy(F);
+  mpcf_pcfs_destroy(G);
 }
 
 /* ---- block streams ---- */

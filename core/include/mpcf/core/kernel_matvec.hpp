@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -140,13 +141,18 @@ class MatvecConsumer final : public BlockConsumer<T> {
       // most ||f_i||_inf max_j L1b(g_j) |V_jc| + L1b(f_i) max_j ||g_j||_inf |V_jc|.
       // A factor of 0 makes its product 0 even against +inf (a norm over no
       // bounded piece times an overflowing |V| bound: found by fuzzing,
-      // 0 * inf gave a NaN bound and a refusal naming "-nan").
-      const auto times = [](double a, double b) { return a == 0 || b == 0 ? 0.0 : a * b; };
-      std::vector<double> byL1(r_, 0.0), byLinf(r_, 0.0);
+      // 0 * inf gave a NaN bound and a refusal naming "-nan"). The products
+      // are formed in long double (x86-64: 80 bits, exponent to 1e4932), so
+      // that only a bound B itself beyond the double range is refused, not
+      // one whose factors overflow double on the way (found by fuzzing:
+      // ||g||_inf = 1.8e308 times |V| = 15 overflowed though B = 5e138).
+      using Wide = long double;
+      const auto times = [](Wide a, Wide b) { return a == 0 || b == 0 ? Wide(0) : a * b; };
+      std::vector<Wide> byL1(r_, 0), byLinf(r_, 0);
       for (std::size_t j = 0; j < nCols_; ++j) {
         const FunctionNorms& g = colNorms_[j];
         for (std::size_t c = 0; c < r_; ++c) {
-          const double v = std::fabs(static_cast<double>(V_[j * r_ + c]));
+          const Wide v = std::fabs(static_cast<Wide>(V_[j * r_ + c]));
           byL1[c] = std::max(byL1[c], times(g.l1, v));
           byLinf[c] = std::max(byLinf[c], times(g.linf, v));
         }
@@ -155,7 +161,8 @@ class MatvecConsumer final : public BlockConsumer<T> {
       for (std::size_t i = 0; i < nRows_; ++i) {
         const FunctionNorms& f = rowNorms_[i];
         for (std::size_t c = 0; c < r_; ++c) {
-          set_grid(grids_[i * r_ + c], times(f.linf, byL1[c]) + times(f.l1, byLinf[c]), terms, i, c);
+          const Wide bound = times(f.linf, byL1[c]) + times(f.l1, byLinf[c]);
+          set_grid(grids_[i * r_ + c], static_cast<double>(bound), terms, i, c);
         }
       }
     } else {
@@ -268,9 +275,11 @@ class MatvecConsumer final : public BlockConsumer<T> {
   void set_grid(double& m1, double bound, std::uint64_t terms, std::size_t i, std::size_t c) {
     ExactSumGrid g;
     if (!std::isfinite(bound) || !ExactSumGrid::for_bound(bound, terms, g)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g", bound);
       throw InvalidArgument(
           "kernel_matvec: the terms of output (" + std::to_string(i) + ", " + std::to_string(c) +
-          ") may reach " + std::to_string(bound) +
+          ") may reach " + text +
           ", beyond the range of a reproducible sum (about 1e300 / n); scale V or the data down");
     }
     m1 = g.m1;
