@@ -17,6 +17,7 @@
 #include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/result_writers.hpp"
+#include "mpcf/core/shape.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 #include "mpcf/mpcf.h"
@@ -265,27 +266,12 @@ mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim, const uint64_t* shap
     if (ndim < 1 || ndim > 32) {
       throw InvalidArgument("ndim = " + std::to_string(ndim) + " is outside 1..32");
     }
-    // Product with overflow check; a zero dimension makes it 0 whatever
-    // the others (no overflow then: (2^64-1, 2^64-1, 0) holds 0 elements).
-    std::uint64_t product = 1;
-    bool overflow = false;
-    bool zero = false;
-    for (std::size_t k = 0; k < ndim; ++k) {
-      if (shape[k] == 0) zero = true;
-      if (shape[k] != 0 && product > std::numeric_limits<std::uint64_t>::max() / shape[k]) overflow = true;
-      product *= shape[k];
-    }
-    if (zero) {
-      overflow = false;
-      product = 0;
-    }
-    if (overflow || product != pcfs->count()) {
-      std::ostringstream os;
-      os << "shape (";
-      for (std::size_t k = 0; k < ndim; ++k) os << (k ? ", " : "") << shape[k];
-      os << ") holds " << (overflow ? std::string("too many") : std::to_string(product))
-         << " elements but the collection has " << pcfs->count() << " functions";
-      throw InvalidArgument(os.str());
+    const mpcf::ShapeCount c = mpcf::shape_count(shape, ndim);
+    if (c.overflow || c.count != pcfs->count()) {
+      throw InvalidArgument("shape " + mpcf::shape_text(shape, ndim) + " holds " +
+                            (c.overflow ? std::string("too many") : std::to_string(c.count)) +
+                            " elements but the collection has " + std::to_string(pcfs->count()) +
+                            " functions");
     }
     pcfs->shape.assign(shape, shape + ndim);
   });

@@ -19,6 +19,7 @@
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/pcf_file.hpp"
 #include "mpcf/core/pointwise.hpp"
+#include "mpcf/core/shape.hpp"
 #include "mpcf/core/tda.hpp"
 #include "mpcf/mpcf.h"
 
@@ -63,12 +64,6 @@ mpcf::Reduction reduction(const mpcf_reduction& op) {
                         " is not an mpcf_reduction value (MPCF_REDUCE_SUM or MPCF_REDUCE_MEAN)");
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + ")";
-}
-
 template <typename T>
 mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis) {
   const auto& data = X->get<T>()->data();
@@ -82,30 +77,22 @@ mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis
   // memory before anything is allocated (sum of none: one zero function,
   // a breakpoint and an offset, per result element; a mean of none is an
   // error of its own, raised by mpcf::reduce).
-  std::vector<std::uint64_t> rest;
-  bool zero = false;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (k == axis) continue;
-    rest.push_back(shape[k]);
-    zero = zero || shape[k] == 0;
-  }
-  std::uint64_t outer = 1, inner = 1, count = 1;
-  for (std::size_t k = 0; k < shape.size() && !zero; ++k) {
-    if (k == axis) continue;
-    if (count > std::numeric_limits<std::uint64_t>::max() / shape[k]) {
-      throw InvalidArgument("reducing shape " + shape_text(shape) + " along axis " + std::to_string(axis) +
-                            " gives a result of more than 2^64 functions");
-    }
-    count *= shape[k];
-    (k < axis ? outer : inner) *= shape[k];
-  }
-  if (zero) outer = inner = count = 0;
+  std::vector<std::uint64_t> rest(shape.begin(), shape.end());
+  rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(axis));
+  const std::string what = "reducing shape " + mpcf::shape_text(shape.data(), shape.size()) +
+                           " along axis " + std::to_string(axis);
+  const mpcf::ShapeCount result = mpcf::shape_count(rest.data(), rest.size());
+  if (result.overflow) throw InvalidArgument(what + " gives a result of more than 2^64 functions");
+  const std::uint64_t count = result.count;
+  // Functions per step along the axis (the dimensions after it); any value
+  // when there are no groups.
+  const std::uint64_t inner =
+      count == 0 ? 0 : mpcf::shape_count(shape.data() + axis + 1, shape.size() - axis - 1).count;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   const double bytes = static_cast<double>(count) * (sizeof(T) * 2 + sizeof(std::uint64_t));
   if (op == mpcf::Reduction::Sum && pages > 0 && page > 0 &&
       bytes > static_cast<double>(pages) * static_cast<double>(page)) {
-    throw mpcf::OutOfMemory("reducing shape " + shape_text(shape) + " along axis " + std::to_string(axis) +
-                            " gives a result of " + std::to_string(count) + " functions (" +
+    throw mpcf::OutOfMemory(what + " gives a result of " + std::to_string(count) + " functions (" +
                             std::to_string(bytes / 1e9) + " GB at least), more than this machine's memory");
   }
   if (rest.empty()) rest.push_back(1);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mpcf/core/errors.hpp"
+#include "mpcf/core/shape.hpp"
 
 namespace mpcf::pcf_file {
 
@@ -211,18 +212,11 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   }
   out.shape.resize(ndim);
   r.elements(out.shape.data(), out.shape.size());
-  // As mpcf_pcfs_reshape counts: a zero dimension makes the product 0
-  // whatever the others (found by fuzzing: the reader refused the shape
-  // (2^63, 2, 0) of an empty collection that the writer had written).
-  std::uint64_t product = 1;
-  bool overflow = false, zero = false;
-  for (const std::uint64_t d : out.shape) {
-    if (d == 0) zero = true;
-    if (d != 0 && product > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
-    product *= d;
-  }
-  if (zero) product = 0, overflow = false;
-  if (overflow || product != n) {
+  // Counted as mpcf_pcfs_reshape counts (found by fuzzing: the reader
+  // refused the shape (2^63, 2, 0) of an empty collection that the writer
+  // had written).
+  const ShapeCount c = shape_count(out.shape.data(), out.shape.size());
+  if (c.overflow || c.count != n) {
     throw InvalidArgument(what + " is corrupt: its shape does not hold the " +
                           count_text(n, "function") + " its header announces");
   }
