@@ -66,14 +66,8 @@ typedef enum known_defect {
   KNOWN_COUNT
 } known_defect;
 
-/* True when the input hits known defect k (cond) and the filter is on. */
-#if defined(__GNUC__)
-__attribute__((unused))
-#endif
-static int known(known_defect k, int cond) {
-  (void)k;
-  return cond && !fz_strict();
-}
+/* An input that hits known defect k is tested with fz_known(k, cond)
+ * (fuzz_support.h). */
 
 /* ------------------------------------------------------------------ */
 /* State                                                                */
@@ -2027,27 +2021,7 @@ static void op_matvec(fz_reader* r, state* st) {
       }
     }
   }
-  /* known defect V: the library's bound multiplies |V| by a sup norm
-   * first; when that overflows while the L1 norm over bounded pieces is 0,
-   * its bound is inf * 0 = NaN and it refuses ("may reach -nan") where
-   * mpcf.h's B is finite (0) */
-  if (!refused && e.errors == 0 && x && cols && kernel == MPCF_KERNEL_L2 && rc > 0 && !null_v) {
-    double a, b, big = 0;
-    window_in(&st->o, use_opts, x->dtype, &a, &b);
-    for (int side = 0; side < 2; ++side) {
-      const slot* sl = side ? cols : x;
-      for (uint64_t j = 0; j < sl->n; ++j) {
-        long double linf, l1b;
-        fn_norms(sl, j, a, b, &linf, &l1b);
-        if ((double)linf > big) big = (double)linf;
-      }
-    }
-    int overflow = 0;
-    for (uint64_t q = 0; q < nv; ++q) overflow |= isinf(fabs(vals[q]) * big);
-    (void)overflow; /* V (fixed): the bound is 0 there, no refusal allowed */
-  }
   if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
-  const int internal = 0; /* MPCF_ERROR_INTERNAL is never allowed */
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
@@ -2064,7 +2038,7 @@ static void op_matvec(fz_reader* r, state* st) {
   check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
   if (s != MPCF_OK) {
     /* Refused by the range rule while computing: NaN or untouched. */
-    const int m_nan = ((refused && s == MPCF_ERROR_INVALID_ARGUMENT) || (internal && s == MPCF_ERROR_INTERNAL)) &&
+    const int m_nan = refused && s == MPCF_ERROR_INVALID_ARGUMENT &&
                       all_nan(out, dt, need);
     FZ_CHECK((m_nan || is_canary(out, cap * esz)) && task == sentinel,
              "mpcf_kernel_matvec failed with %s and still wrote an output", mpcf_status_name(s));
@@ -2076,9 +2050,7 @@ static void op_matvec(fz_reader* r, state* st) {
   int destroyed = 0;
   if (mode != EXEC_SYNC) {
     final = finish_task(task, mode,
-                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0) |
-                            (internal ? ST(MPCF_ERROR_INTERNAL) : 0),
-                        &destroyed);
+                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
   }
   FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
            (unsigned long long)need);
@@ -2860,21 +2832,7 @@ static void tda_roundtrip(fz_reader* r, state* st) {
   check_status("mpcf_pcfs_serialize", mpcf_pcfs_serialize(h, buf, size + 8), ST(MPCF_OK));
   FZ_CHECK(is_canary(buf + size, 8), "mpcf_pcfs_serialize wrote beyond the serialized size");
   mpcf_pcfs* back = NULL;
-  /* known defect S: a zero dimension with the other dimensions' product
-   * past 64 bits */
-  int zero = 0, overflow = 0;
-  uint64_t product = 1;
-  for (size_t k = 0; k < x->ndim; ++k) {
-    if (x->shape[k] == 0) {
-      zero = 1;
-      continue;
-    }
-    if (product > UINT64_MAX / x->shape[k]) overflow = 1;
-    product *= x->shape[k];
-  }
   const mpcf_status ds = mpcf_pcfs_deserialize(buf, size, &back);
-  (void)zero;
-  (void)overflow;
   check_status("mpcf_pcfs_deserialize", ds, ST(MPCF_OK));
   slot copy = *x;
   copy.h = back;

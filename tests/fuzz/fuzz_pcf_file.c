@@ -198,15 +198,7 @@ static model read_model(const uint8_t* p, size_t size) {
 /* None today. (S, the reader refusing a zero dimension beside dimensions
  * whose product passes 64 bits, e.g. (2^63, 2, 0) for n = 0, is fixed; its
  * reproducers are corpus/pcf_file/fixed-S-*.) */
-typedef enum known_defect { KNOWN_NONE } known_defect;
-
-#if defined(__GNUC__)
-__attribute__((unused))
-#endif
-static int known(known_defect k, int cond) {
-  (void)k;
-  return cond && !fz_strict();
-}
+typedef enum known_defect { KNOWN_NONE } known_defect;  /* tested with fz_known(k, cond) */
 
 /* ------------------------------------------------------------------ */
 /* Checks                                                               */

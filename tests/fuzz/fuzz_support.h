@@ -61,4 +61,9 @@ void fz_set_context(const char* what);
 int fz_strict(void);
 void fz_set_strict(int on);
 
+/* True when an input hits a target's known defect `defect` (cond) and the
+ * known-defect filter is on (not strict): the check that defect breaks is
+ * then skipped. `defect` names the entry of the target's enum known_defect. */
+int fz_known(int defect, int cond);
+
 #endif /* MPCF_FUZZ_SUPPORT_H */
