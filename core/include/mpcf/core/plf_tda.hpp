@@ -22,10 +22,11 @@
 // Bars of length 0 (after clipping) contribute nothing, to the weights of a
 // silhouette neither (also for q = 0).
 //
-// Results are PLFs in the canonical form of plf_builder.hpp: they start at
-// (first birth, 0) and end at (last death, 0), and the zero function (no bar
-// of positive length; a level j beyond the number of overlapping bars) is
-// the single breakpoint (0, 0).
+// Results are PLFs in the canonical form of plf_builder.hpp: continuous,
+// each starts with value 0 where it stops being 0 (a birth: (b, 0)) and
+// ends with value 0 (a death: (d, 0)), and the zero function (no bar of
+// positive length; a level j with fewer than j bars overlapping anywhere)
+// is the single breakpoint (0, 0).
 //
 // Exactness. Landscape breakpoints are the points where the slope changes
 // (no collinear ones): births and deaths (value 0), and points
