@@ -14,10 +14,13 @@ Task::~Task() {
 }
 
 namespace {
-// The testing hook of mpcf.h: MPCF_DEBUG_HOLD_TASKS set (not "" or "0").
-bool hold_requested() {
+// The testing hook of mpcf.h: MPCF_DEBUG_HOLD_TASKS unset, "" or "0": none;
+// "until_wait": hold until waited for; any other value: until cancelled.
+Task::Hold hold_requested() {
   const char* v = std::getenv("MPCF_DEBUG_HOLD_TASKS");
-  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "0") == 0) return Task::Hold::None;
+  if (std::strcmp(v, "until_wait") == 0) return Task::Hold::UntilWaited;
+  return Task::Hold::UntilCancelled;
 }
 }  // namespace
 
@@ -35,12 +38,20 @@ void Task::run_here() { execute(); }
 void Task::execute() noexcept {
   std::exception_ptr error;
   try {
-    if (hold_) {
+    if (hold_ == Hold::UntilCancelled) {
       // Computes nothing until cancelled (a test hook, see mpcf.h).
       while (!control_.cancel_requested()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
       throw Cancelled();
+    }
+    if (hold_ == Hold::UntilWaited) {
+      // Starts only once waited for (a test hook, see mpcf.h); a cancel
+      // also ends the hold (cancel() does not notify: poll it).
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!waited_ && !control_.cancel_requested()) {
+        waited_cv_.wait_for(lock, std::chrono::milliseconds(1));
+      }
     }
     work_->run(control_);
   } catch (...) {
@@ -57,6 +68,10 @@ void Task::execute() noexcept {
 
 bool Task::wait_for(double seconds) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!waited_) {
+    waited_ = true;
+    waited_cv_.notify_all();
+  }
   auto finished = [this] { return state_ != State::Running; };
   if (seconds < 0) {
     finished_cv_.wait(lock, finished);

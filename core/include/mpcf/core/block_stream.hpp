@@ -41,7 +41,11 @@ class StreamConsumer final : public BlockConsumer<T> {
     const BlockInfo& b = piece.block;
     const bool reachesDiagonal = plane_.symmetric() && !piece.complete && b.straddles_diagonal();
     const T* values = piece.values;
-    thread_local std::vector<T> copy;
+    // The completed piece is this call's own: the callback may start another
+    // stream on this thread (a nested call then has its own copy), and the
+    // values it sees must stay as they are until it returns. One allocation
+    // per diagonal or column-major block, against a block of work.
+    std::vector<T> copy;
     if (reachesDiagonal || piece.order != BlockOrder::RowMajor) {
       if (reachesDiagonal && !(b.rows == b.cols)) {
         throw std::logic_error("StreamConsumer: a piece reaching the diagonal is not a whole square block");

@@ -100,11 +100,15 @@ class MatvecConsumer final : public BlockConsumer<T> {
   // V: nCols x r (row-major), out: nRows x r. rowNorms / colNorms: the
   // norms of X's and Y's functions over the window (only used for L2; the
   // same for the symmetric plane).
-  MatvecConsumer(KernelSpec spec, const T* V, std::size_t r, T* out, std::size_t nRows,
+  // The consumer keeps its own copy of V (taken when the task starts), so
+  // the caller may free or overwrite V as soon as the start call returns,
+  // and the checks made at the start hold for the values used.
+  MatvecConsumer(KernelSpec spec, std::vector<T> V, std::size_t r, T* out, std::size_t nRows,
                  std::size_t nCols, std::vector<FunctionNorms> rowNorms,
                  std::vector<FunctionNorms> colNorms)
       : spec_(spec),
-        V_(V),
+        Vstore_(std::move(V)),
+        V_(Vstore_.data()),
         r_(r),
         out_(out),
         nRows_(nRows),
@@ -112,6 +116,12 @@ class MatvecConsumer final : public BlockConsumer<T> {
         rowNorms_(std::move(rowNorms)),
         colNorms_(std::move(colNorms)),
         locks_(kLockStripes) {}
+  // V (nCols x r, row-major) copied.
+  MatvecConsumer(KernelSpec spec, const T* V, std::size_t r, T* out, std::size_t nRows,
+                 std::size_t nCols, std::vector<FunctionNorms> rowNorms,
+                 std::vector<FunctionNorms> colNorms)
+      : MatvecConsumer(spec, std::vector<T>(V, V + nCols * r), r, out, nRows, nCols,
+                       std::move(rowNorms), std::move(colNorms)) {}
 
   ConsumerKind kind() const noexcept override { return ConsumerKind::Matvec; }
   const KernelSpec& spec() const noexcept { return spec_; }
@@ -286,6 +296,7 @@ class MatvecConsumer final : public BlockConsumer<T> {
   }
 
   KernelSpec spec_;
+  std::vector<T> Vstore_;
   const T* V_;
   std::size_t r_;
   T* out_;

@@ -48,6 +48,11 @@ class Work {
 class Task {
  public:
   enum class State { Running, Succeeded, Failed };
+  // The testing hook MPCF_DEBUG_HOLD_TASKS (mpcf.h), read when started:
+  // UntilCancelled computes nothing and waits for a cancel; UntilWaited
+  // ("until_wait") starts computing only once someone waits for the task
+  // (or cancels it), so a test can act between the start and the work.
+  enum class Hold { None, UntilCancelled, UntilWaited };
 
   explicit Task(std::unique_ptr<Work> work);
   ~Task();
@@ -77,7 +82,9 @@ class Task {
   std::condition_variable finished_cv_;
   State state_ = State::Running;
   std::exception_ptr error_;
-  bool hold_ = false;  // MPCF_DEBUG_HOLD_TASKS when started: wait until cancelled
+  Hold hold_ = Hold::None;
+  bool waited_ = false;  // guarded by mutex_
+  std::condition_variable waited_cv_;
 };
 
 // Runs fn(workerIndex) on `threads` threads (the calling thread is one of
