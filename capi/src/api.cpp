@@ -54,7 +54,7 @@ template <typename T>
 std::unique_ptr<mpcf::Work> pairwise_work(const mpcf_pcfs* X, OperationSpec spec,
                                           SymmetricLayout layout, void* out,
                                           const mpcf_options& o) {
-  const auto n = static_cast<std::size_t>(X->count());
+  const auto n = static_cast<std::size_t>(X->objects());
   auto writer = std::make_shared<mpcf::MatrixWriter<T>>(
       mpcf::MatrixWriter<T>::symmetric(static_cast<T*>(out), n, layout, spec.is_kernel()));
   return make_work<T>(request_for<T>(X, nullptr, spec, o, std::move(writer)), o);
@@ -65,7 +65,7 @@ std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec
                                           const mpcf_options* options) {
   require(X, "X");
   const SymmetricLayout sl = symmetric_layout(layout, spec.is_kernel());
-  check_capacity(mpcf::symmetric_result_size(X->count(), sl, spec.is_kernel()), capacity, out);
+  check_capacity(mpcf::symmetric_result_size(X->objects(), sl, spec.is_kernel()), capacity, out);
   const mpcf_options& o = options_or_default(options);
   auto work = X->dtype == MPCF_FLOAT32 ? pairwise_work<float>(X, spec, sl, out, o)
                                        : pairwise_work<double>(X, spec, sl, out, o);
@@ -76,8 +76,8 @@ template <typename T>
 std::unique_ptr<mpcf::Work> cross_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
                                        void* out, const mpcf_options& o) {
   auto writer = std::make_shared<mpcf::MatrixWriter<T>>(mpcf::MatrixWriter<T>::dense(
-      static_cast<T*>(out), static_cast<std::size_t>(X->count()),
-      static_cast<std::size_t>(Y->count())));
+      static_cast<T*>(out), static_cast<std::size_t>(X->objects()),
+      static_cast<std::size_t>(Y->objects())));
   return make_work<T>(request_for<T>(X, Y, spec, o, std::move(writer)), o);
 }
 
@@ -86,9 +86,9 @@ std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, c
                                        const mpcf_options* options) {
   require(X, "X");
   require(Y, "Y");
-  check_same_dtype(X, Y);
+  check_pair_operands(X, Y);
   const OperationSpec spec = cross_spec(metric, p);
-  check_capacity(mpcf::checked_product(X->count(), Y->count(), "the cdist result"), capacity, out);
+  check_capacity(mpcf::checked_product(X->objects(), Y->objects(), "the cdist result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
   auto work = X->dtype == MPCF_FLOAT32 ? cross_work<float>(X, Y, spec, out, o)
                                        : cross_work<double>(X, Y, spec, out, o);
@@ -99,12 +99,11 @@ std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, c
 template <typename T>
 double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
                   OperationSpec spec, const mpcf_options& o) {
-  const auto& dx = X->get<T>()->data();
-  const auto& dy = Y->get<T>()->data();
+  // Objects i and j (single functions when K = 1: the bits of integrate_pair).
   return mpcf::dispatch_operation<T>(spec, [&](auto op) {
-    return static_cast<double>(mpcf::integrate_pair(
-        dx.data_of(i), static_cast<std::uint32_t>(dx.size_of(i)), dy.data_of(j),
-        static_cast<std::uint32_t>(dy.size_of(j)), window_of<T>(o), op));
+    const mpcf::PcfObjectPair<T, decltype(op)> value{
+        X->get<T>(), Y->get<T>(), static_cast<std::uint32_t>(X->components()), window_of<T>(o), op};
+    return static_cast<double>(value(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
   });
 }
 
@@ -116,7 +115,7 @@ void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::u
   require(X, "X");
   require(Y, "Y");
   require(out, "out");
-  check_same_dtype(X, Y);
+  check_pair_operands(X, Y);
   check_index(i, X, "i");
   check_index(j, Y, "j");
   const OperationSpec spec = makeSpec();
@@ -125,16 +124,36 @@ void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::u
                                   : pair_value<double>(X, i, Y, j, spec, o);
 }
 
+// f against the one-point function *g, continuing `acc`.
+template <bool Windowed, typename T, typename Op>
+mpcf::op_acc_t<Op> accumulate_pair(const mpcf::PcfPoint<T>* f, std::uint64_t nf,
+                                   const mpcf::PcfPoint<T>* g, const mpcf::Window<T>& w,
+                                   const Op& op, mpcf::op_acc_t<Op> acc) {
+  mpcf::PairWalk<Windowed, T, Op> walk;
+  walk.init(f, static_cast<std::uint32_t>(nf), g, 1u, op);
+  walk.continue_from(acc);
+  return walk.accumulate(w.a, w.b, op);
+}
+
 template <typename T>
 void norms(const mpcf_pcfs* X, OperationSpec spec, void* out, const mpcf_options& o) {
   const auto& d = X->get<T>()->data();
   T* dst = static_cast<T*>(out);
+  const std::size_t K = static_cast<std::size_t>(X->components());
+  const mpcf::Window<T> w = window_of<T>(o);
   mpcf::dispatch_operation<T>(spec, [&](auto op) {
-    for (std::size_t i = 0; i < d.count(); ++i) {
-      // The zero function: one breakpoint of value 0.
-      const mpcf::PcfPoint<T> zero{d.data_of(i)[0].t, T(0)};
-      dst[i] = mpcf::integrate_pair(d.data_of(i), static_cast<std::uint32_t>(d.size_of(i)), &zero,
-                                    1u, window_of<T>(o), op);
+    using Op = decltype(op);
+    for (std::size_t obj = 0; obj < static_cast<std::size_t>(X->objects()); ++obj) {
+      // The distance to the zero object: each component against the zero
+      // function (one breakpoint of value 0), in one accumulator.
+      mpcf::op_acc_t<Op> acc = op.init();
+      for (std::size_t k = 0; k < K; ++k) {
+        const std::size_t i = obj * K + k;
+        const mpcf::PcfPoint<T> zero{d.data_of(i)[0].t, T(0)};
+        acc = w.is_whole_line() ? accumulate_pair<false>(d.data_of(i), d.size_of(i), &zero, w, op, acc)
+                                : accumulate_pair<true>(d.data_of(i), d.size_of(i), &zero, w, op, acc);
+      }
+      dst[obj] = op.finalize(acc);
     }
     return 0;
   });
@@ -151,7 +170,8 @@ std::shared_ptr<const mpcf::PcfCollection<T>> make_collection(std::uint64_t n,
 }
 
 void create_pcfs(const mpcf_dtype& dtype, std::uint64_t n, const std::uint64_t* offsets,
-                 const void* times, const void* values, std::ptrdiff_t stride, mpcf_pcfs** out) {
+                 const void* times, const void* values, std::ptrdiff_t stride, mpcf_pcfs** out,
+                 mpcf_function_type type = MPCF_PIECEWISE_CONSTANT) {
   require(out, "out");
   check_dtype(dtype);
   require(offsets, "offsets");
@@ -161,6 +181,7 @@ void create_pcfs(const mpcf_dtype& dtype, std::uint64_t n, const std::uint64_t* 
   }
   auto handle = std::make_unique<mpcf_pcfs>();
   handle->dtype = static_cast<mpcf_dtype>(raw_enum(dtype));
+  handle->type = type;
   handle->shape = {n};
   if (handle->dtype == MPCF_FLOAT32) {
     handle->f32 = make_collection<float>(n, offsets, times, values, stride);
@@ -257,6 +278,33 @@ mpcf_status mpcf_pcfs_create_interleaved(mpcf_dtype dtype, uint64_t n, const uin
   });
 }
 
+mpcf_status mpcf_plfs_create(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                             const void* times, const void* values, mpcf_pcfs** out) {
+  return api_entry("mpcf_plfs_create", [&] {
+    create_pcfs(dtype, n, offsets, times, values, 1, out, MPCF_PIECEWISE_LINEAR);
+  });
+}
+
+mpcf_status mpcf_plfs_create_interleaved(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                                         const void* points, mpcf_pcfs** out) {
+  return api_entry("mpcf_plfs_create_interleaved", [&] {
+    const void* values = nullptr;
+    if (points != nullptr) {
+      const std::size_t elem = raw_enum(dtype) == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+      values = static_cast<const char*>(points) + elem;
+    }
+    create_pcfs(dtype, n, offsets, points, values, 2, out, MPCF_PIECEWISE_LINEAR);
+  });
+}
+
+mpcf_status mpcf_pcfs_function_type(const mpcf_pcfs* X, mpcf_function_type* out) {
+  return api_entry("mpcf_pcfs_function_type", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = X->type;
+  });
+}
+
 void mpcf_pcfs_destroy(mpcf_pcfs* pcfs) { delete pcfs; }
 
 mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim, const uint64_t* shape) {
@@ -274,6 +322,37 @@ mpcf_status mpcf_pcfs_reshape(mpcf_pcfs* pcfs, size_t ndim, const uint64_t* shap
                             " functions");
     }
     pcfs->shape.assign(shape, shape + ndim);
+    pcfs->component_axis = false;
+  });
+}
+
+mpcf_status mpcf_pcfs_set_component_axis(mpcf_pcfs* X, int on) {
+  return api_entry("mpcf_pcfs_set_component_axis", [&] {
+    require(X, "X");
+    if (on == 0) {
+      X->component_axis = false;
+      return;
+    }
+    if (X->shape.size() < 2) {
+      throw InvalidArgument("a component axis needs a shape of at least 2 dimensions (objects, K); "
+                            "this collection's shape " +
+                            mpcf::shape_text(X->shape.data(), X->shape.size()) +
+                            " has 1: reshape it first");
+    }
+    if (X->shape.back() == 0) {
+      throw InvalidArgument("the last axis of shape " +
+                            mpcf::shape_text(X->shape.data(), X->shape.size()) +
+                            " has 0 functions; an object needs at least one component");
+    }
+    X->component_axis = true;
+  });
+}
+
+mpcf_status mpcf_pcfs_components(const mpcf_pcfs* X, uint64_t* out) {
+  return api_entry("mpcf_pcfs_components", [&] {
+    require(X, "X");
+    require(out, "out");
+    *out = X->components();
   });
 }
 
@@ -336,6 +415,7 @@ mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin, uint64_t end, mp
     }
     auto view = std::make_unique<mpcf_pcfs>();
     view->dtype = X->dtype;
+    view->type = X->type;
     view->shape = {end - begin};
     if (X->dtype == MPCF_FLOAT32) {
       view->f32 = X->f32->slice(begin, end - begin);
@@ -451,7 +531,7 @@ mpcf_status mpcf_pdist_size(const mpcf_pcfs* X, mpcf_layout layout, uint64_t* ou
   return api_entry("mpcf_pdist_size", [&] {
     require(X, "X");
     require(out, "out");
-    *out = mpcf::symmetric_result_size(X->count(), symmetric_layout(layout, false), false);
+    *out = mpcf::symmetric_result_size(X->objects(), symmetric_layout(layout, false), false);
   });
 }
 
@@ -459,7 +539,7 @@ mpcf_status mpcf_l2_kernel_size(const mpcf_pcfs* X, mpcf_layout layout, uint64_t
   return api_entry("mpcf_l2_kernel_size", [&] {
     require(X, "X");
     require(out, "out");
-    *out = mpcf::symmetric_result_size(X->count(), symmetric_layout(layout, true), true);
+    *out = mpcf::symmetric_result_size(X->objects(), symmetric_layout(layout, true), true);
   });
 }
 
@@ -468,7 +548,8 @@ mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y, uint64_t* ou
     require(X, "X");
     require(Y, "Y");
     require(out, "out");
-    *out = mpcf::checked_product(X->count(), Y->count(), "the cdist result");
+    check_same_objects(X, Y);
+    *out = mpcf::checked_product(X->objects(), Y->objects(), "the cdist result");
   });
 }
 
@@ -485,6 +566,13 @@ mpcf_status mpcf_task_progress(const mpcf_task* task, uint64_t* done, uint64_t* 
 mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds) {
   if (task == nullptr) {
     set_last_error("mpcf_task_wait", "argument 'task' is NULL");
+    return MPCF_ERROR_INVALID_ARGUMENT;
+  }
+  if (in_own_callback(task)) {
+    set_last_error("mpcf_task_wait",
+                   "called from the task's own callback (or from a computation started inside "
+                   "it), where it would wait for itself; return from the callback instead (a "
+                   "non-zero return cancels the task)");
     return MPCF_ERROR_INVALID_ARGUMENT;
   }
   bool finished = false;
@@ -517,7 +605,18 @@ mpcf_status mpcf_task_status(const mpcf_task* task) {
   return record_exception("mpcf_task_status", task->task->error());
 }
 
-void mpcf_task_destroy(mpcf_task* task) { delete task; }
+void mpcf_task_destroy(mpcf_task* task) {
+  if (task != nullptr && in_own_callback(task)) {
+    // Destroying joins the task's threads, one of which is this one: refuse
+    // (mpcf.h), leaving the task running and this thread's message set.
+    set_last_error("mpcf_task_destroy",
+                   "called from the task's own callback (or from a computation started inside "
+                   "it), where it would wait for itself; the task was not destroyed (return non-zero from the callback to cancel it, and "
+                   "destroy it after mpcf_task_wait returns)");
+    return;
+  }
+  delete task;
+}
 
 /* ---- operations ---- */
 
@@ -587,7 +686,7 @@ mpcf_status mpcf_lp_norm(const mpcf_pcfs* X, double p, void* out, uint64_t capac
   return api_entry("mpcf_lp_norm", [&] {
     require(X, "X");
     const OperationSpec spec = distance_spec(p);
-    check_capacity(X->count(), capacity, out);
+    check_capacity(X->objects(), capacity, out);
     const mpcf_options& o = options_or_default(options);
     if (X->dtype == MPCF_FLOAT32) {
       norms<float>(X, spec, out, o);

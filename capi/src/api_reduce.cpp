@@ -3,6 +3,7 @@
 // consumer (core) and a request, and runs it on the backend the options
 // choose, like pdist and cdist (api.cpp).
 #include <cmath>
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -21,8 +22,8 @@ namespace {
 
 // The candidates of each row of knn(X, k[, Y]).
 std::uint64_t knn_candidates(const mpcf_pcfs* X, const mpcf_pcfs* Y) {
-  if (Y) return Y->count();
-  return X->count() == 0 ? 0 : X->count() - 1;
+  if (Y) return Y->objects();
+  return X->objects() == 0 ? 0 : X->objects() - 1;
 }
 
 void check_k(std::uint64_t k, const mpcf_pcfs* X, const mpcf_pcfs* Y) {
@@ -42,7 +43,7 @@ std::unique_ptr<mpcf::Work> knn_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, Ope
                                      std::uint64_t k, void* distances, std::int64_t* indices,
                                      const mpcf_options& o) {
   auto consumer = std::make_shared<mpcf::KnnConsumer<T>>(
-      static_cast<T*>(distances), indices, static_cast<std::size_t>(X->count()),
+      static_cast<T*>(distances), indices, static_cast<std::size_t>(X->objects()),
       static_cast<std::size_t>(k));
   return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
 }
@@ -51,10 +52,10 @@ std::unique_ptr<mpcf::Task> knn_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, dou
                                      std::uint64_t k, void* distances, std::int64_t* indices,
                                      std::uint64_t capacity, const mpcf_options* options) {
   require(X, "X");
-  if (Y) check_same_dtype(X, Y);
+  if (Y) check_pair_operands(X, Y);
   const OperationSpec spec = distance_spec(p);
   check_k(k, X, Y);
-  const std::uint64_t need = mpcf::checked_product(X->count(), k, "the knn result");
+  const std::uint64_t need = mpcf::checked_product(X->objects(), k, "the knn result");
   check_capacity(need, capacity, distances, "distances");
   check_capacity(need, capacity, indices, "indices");
   const mpcf_options& o = options_or_default(options);
@@ -110,10 +111,20 @@ template <typename T>
 std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options& o) {
   const auto& d = X->get<T>()->data();
   const mpcf::Window<T> w = window_of<T>(o);
-  std::vector<mpcf::FunctionNorms> n(d.count());
-  for (std::size_t i = 0; i < d.count(); ++i) {
-    n[i] = mpcf::function_norms(d.data_of(i), static_cast<std::size_t>(d.size_of(i)),
-                                static_cast<double>(w.a), static_cast<double>(w.b));
+  // Of an object of K components (the kernel is sum_k <x_k, y_k>): the
+  // largest sup norm and the sum of the L1 norms, which bound
+  // |sum_k <x_k, y_k>| as the single-function norms bound |<x, y>|.
+  const std::size_t K = static_cast<std::size_t>(X->components());
+  std::vector<mpcf::FunctionNorms> n(static_cast<std::size_t>(X->objects()));
+  for (std::size_t o = 0; o < n.size(); ++o) {
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::size_t i = o * K + k;
+      const mpcf::FunctionNorms c =
+          mpcf::function_norms(d.data_of(i), static_cast<std::size_t>(d.size_of(i)),
+                               static_cast<double>(w.a), static_cast<double>(w.b));
+      n[o].l1 = k == 0 ? c.l1 : n[o].l1 + c.l1;
+      n[o].linf = k == 0 ? c.linf : std::max(n[o].linf, c.linf);
+    }
   }
   return n;
 }
@@ -123,15 +134,19 @@ std::unique_ptr<mpcf::Work> matvec_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                         mpcf::KernelSpec kernel, OperationSpec spec, const void* V,
                                         std::uint64_t r, void* out, const mpcf_options& o) {
   const mpcf_pcfs* cols = Y ? Y : X;
-  check_finite<T>(V, cols->count(), r);
+  // V is copied now and checked as copied: the task uses these values, not
+  // whatever the caller's buffer holds later (mpcf.h: V is not borrowed).
+  const T* v = static_cast<const T*>(V);
+  std::vector<T> copy(v, v + cols->objects() * r);
+  check_finite<T>(copy.data(), cols->objects(), r);
   std::vector<mpcf::FunctionNorms> rowNorms, colNorms;
   if (kernel.kind == mpcf::KernelKind::L2) {
     rowNorms = norms_of<T>(X, o);
     colNorms = Y ? norms_of<T>(Y, o) : rowNorms;
   }
   auto consumer = std::make_shared<mpcf::MatvecConsumer<T>>(
-      kernel, static_cast<const T*>(V), static_cast<std::size_t>(r), static_cast<T*>(out),
-      static_cast<std::size_t>(X->count()), static_cast<std::size_t>(cols->count()),
+      kernel, std::move(copy), static_cast<std::size_t>(r), static_cast<T*>(out),
+      static_cast<std::size_t>(X->objects()), static_cast<std::size_t>(cols->objects()),
       std::move(rowNorms), std::move(colNorms));
   return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
 }
@@ -142,11 +157,11 @@ std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                         void* out, std::uint64_t capacity,
                                         const mpcf_options* options) {
   require(X, "X");
-  if (Y) check_same_dtype(X, Y);
+  if (Y) check_pair_operands(X, Y);
   OperationSpec spec;
   const mpcf::KernelSpec k = kernel_spec(kernel, p, scale, spec);
   if (r == 0) throw InvalidArgument("r = 0; V needs at least one column (r >= 1)");
-  const std::uint64_t rows = Y ? Y->count() : X->count();
+  const std::uint64_t rows = Y ? Y->objects() : X->objects();
   const std::uint64_t vNeed = mpcf::checked_product(rows, r, "V");
   if (vElements != vNeed) {
     std::ostringstream os;
@@ -155,7 +170,7 @@ std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
     throw InvalidArgument(os.str());
   }
   if (vNeed > 0) require(V, "V");
-  check_capacity(mpcf::checked_product(X->count(), r, "the mat-vec result"), capacity, out);
+  check_capacity(mpcf::checked_product(X->objects(), r, "the mat-vec result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
   auto work = X->dtype == MPCF_FLOAT32 ? matvec_work<float>(X, Y, k, spec, V, r, out, o)
                                        : matvec_work<double>(X, Y, k, spec, V, r, out, o);
@@ -165,10 +180,15 @@ std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
 template <typename T>
 std::unique_ptr<mpcf::Work> stream_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
                                         mpcf_block_callback callback, void* user,
-                                        const mpcf_options& o) {
+                                        const mpcf_options& o,
+                                        std::shared_ptr<CallbackOwner> owner) {
   const mpcf_dtype dtype = X->dtype;
   auto consumer = std::make_shared<mpcf::StreamConsumer<T>>(
-      [callback, user, dtype](const mpcf::BlockInfo& b, const T* values) {
+      [callback, user, dtype, owner](const mpcf::BlockInfo& b, const T* values) {
+        // While the callback runs, this thread knows whose it is, so that
+        // mpcf_task_wait / mpcf_task_destroy of that task refuse (they
+        // would wait for the callback that calls them).
+        const CallbackScope scope(*owner);
         mpcf_block block;
         block.row_begin = b.rows.first;
         block.row_end = b.rows.last + 1;
@@ -183,13 +203,14 @@ std::unique_ptr<mpcf::Work> stream_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, 
 
 std::unique_ptr<mpcf::Task> stream_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
                                         mpcf_block_callback callback, void* user,
-                                        const mpcf_options* options) {
+                                        const mpcf_options* options,
+                                        std::shared_ptr<CallbackOwner> owner) {
   require(X, "X");
-  if (Y) check_same_dtype(X, Y);
+  if (Y) check_pair_operands(X, Y);
   if (callback == nullptr) throw InvalidArgument("argument 'callback' is NULL");
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? stream_work<float>(X, Y, spec, callback, user, o)
-                                       : stream_work<double>(X, Y, spec, callback, user, o);
+  auto work = X->dtype == MPCF_FLOAT32 ? stream_work<float>(X, Y, spec, callback, user, o, owner)
+                                       : stream_work<double>(X, Y, spec, callback, user, o, owner);
   return std::make_unique<mpcf::Task>(std::move(work));
 }
 
@@ -201,7 +222,7 @@ mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out) {
   return api_entry("mpcf_knn_size", [&] {
     require(X, "X");
     require(out, "out");
-    *out = mpcf::checked_product(X->count(), k, "the knn result");
+    *out = mpcf::checked_product(X->objects(), k, "the knn result");
   });
 }
 
@@ -226,7 +247,7 @@ mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uint64_t* ou
   return api_entry("mpcf_kernel_matvec_size", [&] {
     require(X, "X");
     require(out, "out");
-    *out = mpcf::checked_product(X->count(), r, "the mat-vec result");
+    *out = mpcf::checked_product(X->objects(), r, "the mat-vec result");
   });
 }
 
@@ -253,14 +274,17 @@ mpcf_status mpcf_pdist_stream_start(const mpcf_pcfs* X, double p, mpcf_block_cal
                                     void* user, const mpcf_options* options, mpcf_task** task) {
   return api_entry("mpcf_pdist_stream_start", [&] {
     require(task, "task");
-    start_task(stream_task(X, nullptr, distance_spec(p), callback, user, options), task);
+    auto owner = std::make_shared<CallbackOwner>();
+    start_task(stream_task(X, nullptr, distance_spec(p), callback, user, options, owner), task,
+               owner.get());
   });
 }
 
 mpcf_status mpcf_pdist_stream(const mpcf_pcfs* X, double p, mpcf_block_callback callback,
                               void* user, const mpcf_options* options) {
   return api_entry("mpcf_pdist_stream", [&] {
-    run_task(stream_task(X, nullptr, distance_spec(p), callback, user, options));
+    run_task(stream_task(X, nullptr, distance_spec(p), callback, user, options,
+                         std::make_shared<CallbackOwner>()));
   });
 }
 
@@ -270,7 +294,9 @@ mpcf_status mpcf_cdist_stream_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf
   return api_entry("mpcf_cdist_stream_start", [&] {
     require(task, "task");
     require(Y, "Y");
-    start_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options), task);
+    auto owner = std::make_shared<CallbackOwner>();
+    start_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options, owner), task,
+               owner.get());
   });
 }
 
@@ -279,7 +305,8 @@ mpcf_status mpcf_cdist_stream(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metri
                               const mpcf_options* options) {
   return api_entry("mpcf_cdist_stream", [&] {
     require(Y, "Y");
-    run_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options));
+    run_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options,
+                         std::make_shared<CallbackOwner>()));
   });
 }
 

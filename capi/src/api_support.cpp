@@ -86,18 +86,49 @@ void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* ou
   if (needed > 0 && out == nullptr) throw InvalidArgument(std::string("argument '") + name + "' is NULL");
 }
 
+const char* function_type_name(mpcf_function_type type) noexcept {
+  return type == MPCF_PIECEWISE_LINEAR ? "piecewise linear functions (PLFs)"
+                                       : "piecewise constant functions (PCFs)";
+}
+
+void check_same_kind(const mpcf_pcfs* x, const mpcf_pcfs* y) {
+  if (x->type != y->type) {
+    throw InvalidArgument(std::string("X holds ") + function_type_name(x->type) + " but Y holds " +
+                          function_type_name(y->type) +
+                          "; one call computes between collections of one kind");
+  }
+}
+
+void check_same_objects(const mpcf_pcfs* x, const mpcf_pcfs* y) {
+  check_same_kind(x, y);
+  if (x->component_axis != y->component_axis || x->components() != y->components()) {
+    auto describe = [](const mpcf_pcfs* c) {
+      return c->component_axis ? "objects of " + std::to_string(c->components()) + " components"
+                               : std::string("single functions (no component axis)");
+    };
+    throw InvalidArgument("X holds " + describe(x) + " but Y holds " + describe(y) +
+                          "; both collections must have the same component axis");
+  }
+}
+
 void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y) {
   if (x->dtype != y->dtype) {
     throw DtypeMismatch(std::string("X has dtype ") + dtype_name(x->dtype) + " but Y has dtype " +
                         dtype_name(y->dtype) + "; both collections must share one dtype");
   }
+  check_same_kind(x, y);
+}
+
+void check_pair_operands(const mpcf_pcfs* x, const mpcf_pcfs* y) {
+  check_same_dtype(x, y);
+  check_same_objects(x, y);
 }
 
 void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name) {
-  if (index >= c->count()) {
+  if (index >= c->objects()) {
     throw InvalidArgument(std::string("index ") + name + " = " + std::to_string(index) +
-                          " is out of range for a collection of " + std::to_string(c->count()) +
-                          " functions");
+                          " is out of range for a collection of " + std::to_string(c->objects()) +
+                          (c->component_axis ? " objects" : " functions"));
   }
 }
 
@@ -165,9 +196,49 @@ bool use_cuda(const mpcf_options& o, double mergeSteps) {
   }
 }
 
-void start_task(std::unique_ptr<Task> t, mpcf_task** out) {
+void require_cpu_for(const char* what, const mpcf_options& o) {
+  if (o.backend == MPCF_BACKEND_CUDA) {
+    throw InvalidArgument(std::string(what) +
+                          " are computed on the CPU backend only in this version; backend CUDA "
+                          "was requested (use MPCF_BACKEND_AUTO or MPCF_BACKEND_CPU)");
+  }
+}
+
+namespace {
+// The innermost callback scope of this thread: the scopes form a list on the
+// stack (no allocation), null outside every callback.
+thread_local const CallbackScope* t_callback_scope = nullptr;
+}  // namespace
+
+CallbackScope::CallbackScope(const CallbackOwner& owner) noexcept
+    : owner_(&owner), outer_(t_callback_scope) {
+  t_callback_scope = this;
+}
+
+CallbackScope::~CallbackScope() { t_callback_scope = outer_; }
+
+CallbackOwner::CallbackOwner() {
+  for (const CallbackScope* s = t_callback_scope; s != nullptr; s = s->outer_) {
+    const mpcf_task* t = s->owner_->task.load(std::memory_order_acquire);
+    if (t != nullptr) enclosing.push_back(t);
+    enclosing.insert(enclosing.end(), s->owner_->enclosing.begin(), s->owner_->enclosing.end());
+  }
+}
+
+bool in_own_callback(const mpcf_task* task) noexcept {
+  for (const CallbackScope* s = t_callback_scope; s != nullptr; s = s->outer_) {
+    if (s->owner_->task.load(std::memory_order_acquire) == task) return true;
+    for (const mpcf_task* t : s->owner_->enclosing) {
+      if (t == task) return true;
+    }
+  }
+  return false;
+}
+
+void start_task(std::unique_ptr<Task> t, mpcf_task** out, CallbackOwner* owner) {
   auto handle = std::make_unique<mpcf_task>();
   handle->task = std::move(t);
+  if (owner) owner->task.store(handle.get(), std::memory_order_release);
   handle->task->start();
   *out = handle.release();
 }

@@ -3,11 +3,13 @@
 // run before anything is written. Internal to libmpcf (capi/src only).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "handles.hpp"
 #include "mpcf/core/block_consumer.hpp"
@@ -65,7 +67,16 @@ OperationSpec distance_spec(double p);
 void check_capacity(std::uint64_t needed, std::uint64_t capacity, const void* out,
                     const char* name = "out");
 
+// "piecewise linear functions (PLFs)" or "piecewise constant ...".
+const char* function_type_name(mpcf_function_type type) noexcept;
+// Both collections hold one function type (InvalidArgument naming both).
+void check_same_kind(const mpcf_pcfs* x, const mpcf_pcfs* y);
+// check_same_kind, and component axes alike (the same objects to compare).
+void check_same_objects(const mpcf_pcfs* x, const mpcf_pcfs* y);
+// The same dtype (DtypeMismatch), then check_same_kind.
 void check_same_dtype(const mpcf_pcfs* x, const mpcf_pcfs* y);
+// For a computation between X and Y: check_same_dtype and check_same_objects.
+void check_pair_operands(const mpcf_pcfs* x, const mpcf_pcfs* y);
 
 // index < count(c), else InvalidArgument naming the argument.
 void check_index(std::uint64_t index, const mpcf_pcfs* c, const char* name);
@@ -90,6 +101,9 @@ cuda::CudaExecutionConfig cuda_config(const mpcf_options& o);
 
 // The backend decision: the one place that knows both CPU and CUDA.
 bool use_cuda(const mpcf_options& o, double mergeSteps);
+// For work only the CPU backend does: InvalidArgument naming `what` when the
+// options ask for CUDA.
+void require_cpu_for(const char* what, const mpcf_options& o);
 
 // The request of a computation over X's rows and Y's columns (Y == nullptr:
 // the symmetric plane of X), with the options' window in X's dtype.
@@ -103,18 +117,60 @@ PairRequest<T> request_for(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec
   r.op = spec;
   r.window = window_of<T>(o);
   r.consumer = std::move(consumer);
+  r.components = static_cast<std::uint32_t>(X->components());
+  r.linear = X->linear();
   return r;
 }
 
 // The work of a request on the backend the options choose.
 template <typename T>
 std::unique_ptr<Work> make_work(PairRequest<T> request, const mpcf_options& o) {
+  if (request.components > 1 || request.linear) {
+    // The GPU engine computes single piecewise constant functions only
+    // (mpcf.h).
+    require_cpu_for(request.linear ? "piecewise linear functions"
+                                   : "objects of several functions (a component axis)",
+                    o);
+    return make_cpu_work<T>(std::move(request), cpu_config(o));
+  }
   if (use_cuda(o, request.merge_steps())) return cuda::make_work<T>(std::move(request), cuda_config(o));
   return make_cpu_work<T>(std::move(request), cpu_config(o));
 }
 
-// Starts a task in the background and hands it to the caller.
-void start_task(std::unique_ptr<Task> t, mpcf_task** out);
+// The task whose callback a stream's wrapper runs: filled by start_task
+// before the task starts (none for a synchronous call, which has no handle).
+// A stream started inside callbacks also records the tasks of those
+// callbacks (`enclosing`, taken on the starting thread): they wait for it,
+// so its callbacks, on whatever worker thread, must not wait for them.
+struct CallbackOwner {
+  CallbackOwner();
+  std::atomic<const mpcf_task*> task{nullptr};
+  std::vector<const mpcf_task*> enclosing;
+};
+
+// Marks the calling thread as running a callback of `owner`'s task for the
+// scope's lifetime (nests: a callback may start another stream).
+class CallbackScope {
+ public:
+  explicit CallbackScope(const CallbackOwner& owner) noexcept;
+  ~CallbackScope();
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+
+ private:
+  friend bool in_own_callback(const mpcf_task* task) noexcept;
+  friend struct CallbackOwner;
+  const CallbackOwner* owner_;
+  const CallbackScope* outer_;  // the enclosing scope on this thread
+};
+
+// True when the calling thread is inside a callback of `task` (at any depth):
+// waiting for the task or destroying it there would wait for itself.
+bool in_own_callback(const mpcf_task* task) noexcept;
+
+// Starts a task in the background and hands it to the caller; `owner`, if
+// given, names the handle before the task can call back.
+void start_task(std::unique_ptr<Task> t, mpcf_task** out, CallbackOwner* owner = nullptr);
 // Runs a task on the calling thread and rethrows its failure.
 void run_task(std::unique_ptr<Task> t);
 

@@ -18,6 +18,8 @@
 #include "handles.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/pcf_file.hpp"
+#include "mpcf/core/plf_pointwise.hpp"
+#include "mpcf/core/plf_tda.hpp"
 #include "mpcf/core/pointwise.hpp"
 #include "mpcf/core/shape.hpp"
 #include "mpcf/core/tda.hpp"
@@ -32,9 +34,11 @@ using namespace mpcf::capi;
 // A new handle around a collection built here, with the given shape.
 template <typename T>
 mpcf_pcfs* new_handle(std::shared_ptr<const mpcf::PcfCollection<T>> c,
-                      std::vector<std::uint64_t> shape) {
+                      std::vector<std::uint64_t> shape,
+                      mpcf_function_type type = MPCF_PIECEWISE_CONSTANT) {
   auto handle = std::make_unique<mpcf_pcfs>();
   handle->dtype = sizeof(T) == 4 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  handle->type = type;
   handle->shape = std::move(shape);
   if constexpr (sizeof(T) == 4) {
     handle->f32 = std::move(c);
@@ -68,8 +72,13 @@ template <typename T>
 mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis) {
   const auto& data = X->get<T>()->data();
   const std::vector<std::uint64_t>& shape = X->shape;
+  // The reduction of the collection's kind, and a handle of that kind.
+  auto reduce = [&](std::uint64_t groups, std::uint64_t len, std::uint64_t inner) {
+    return X->linear() ? mpcf::plf_reduce(data, op, groups, len, inner)
+                       : mpcf::reduce(data, op, groups, len, inner);
+  };
   if (axis == MPCF_ALL_AXES) {
-    return new_handle<T>(mpcf::reduce(data, op, 1, X->count(), 1), {1});
+    return new_handle<T>(reduce(1, X->count(), 1), {1}, X->type);
   }
   // The result's count is the product of the other dimensions. With a 0
   // along the axis (an empty collection) they can be anything: check the
@@ -96,7 +105,7 @@ mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis
                             std::to_string(bytes / 1e9) + " GB at least), more than this machine's memory");
   }
   if (rest.empty()) rest.push_back(1);
-  return new_handle<T>(mpcf::reduce(data, op, count, shape[axis], inner), rest);
+  return new_handle<T>(reduce(count, shape[axis], inner), rest, X->type);
 }
 
 void check_path(const char* path) {
@@ -264,6 +273,40 @@ mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind, mpcf_dtype dtype,
   });
 }
 
+mpcf_status mpcf_plfs_landscapes(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                                 const double* bars, uint64_t k, double clip, mpcf_pcfs** out) {
+  return api_entry("mpcf_plfs_landscapes", [&] {
+    require(out, "out");
+    check_dtype(dtype);
+    require(offsets, "offsets");
+    if (offsets[n] > 0) require(bars, "bars");
+    if (raw_enum(dtype) == MPCF_FLOAT32) {
+      *out = new_handle<float>(mpcf::landscapes<float>(n, offsets, bars, k, clip), {n, k},
+                               MPCF_PIECEWISE_LINEAR);
+    } else {
+      *out = new_handle<double>(mpcf::landscapes<double>(n, offsets, bars, k, clip), {n, k},
+                                MPCF_PIECEWISE_LINEAR);
+    }
+  });
+}
+
+mpcf_status mpcf_plfs_silhouettes(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
+                                  const double* bars, double q, double clip, mpcf_pcfs** out) {
+  return api_entry("mpcf_plfs_silhouettes", [&] {
+    require(out, "out");
+    check_dtype(dtype);
+    require(offsets, "offsets");
+    if (offsets[n] > 0) require(bars, "bars");
+    if (raw_enum(dtype) == MPCF_FLOAT32) {
+      *out = new_handle<float>(mpcf::silhouettes<float>(n, offsets, bars, q, clip), {n},
+                               MPCF_PIECEWISE_LINEAR);
+    } else {
+      *out = new_handle<double>(mpcf::silhouettes<double>(n, offsets, bars, q, clip), {n},
+                                MPCF_PIECEWISE_LINEAR);
+    }
+  });
+}
+
 mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op, size_t axis, mpcf_pcfs** out) {
   return api_entry("mpcf_pcfs_reduce", [&] {
     require(X, "X");
@@ -288,10 +331,13 @@ mpcf_status mpcf_pcfs_combine(double a, const mpcf_pcfs* X, double b, const mpcf
     check_same_dtype(X, Y);
     const bool from_y = X->count() == 1 && Y->count() != 1;
     std::vector<std::uint64_t> shape = from_y ? Y->shape : X->shape;
+    auto combined = [&](const auto& x, const auto& y) {
+      return X->linear() ? mpcf::plf_combine(a, x, b, y) : mpcf::combine(a, x, b, y);
+    };
     if (X->dtype == MPCF_FLOAT32) {
-      *out = new_handle<float>(mpcf::combine(a, X->f32->data(), b, Y->f32->data()), shape);
+      *out = new_handle<float>(combined(X->f32->data(), Y->f32->data()), shape, X->type);
     } else {
-      *out = new_handle<double>(mpcf::combine(a, X->f64->data(), b, Y->f64->data()), shape);
+      *out = new_handle<double>(combined(X->f64->data(), Y->f64->data()), shape, X->type);
     }
   });
 }
@@ -307,7 +353,13 @@ mpcf_status mpcf_pcfs_evaluate(const mpcf_pcfs* X, const double* t, uint64_t nt,
     }
     check_capacity(n * nt, capacity, out);
     if (X->dtype == MPCF_FLOAT32) {
-      mpcf::evaluate(X->f32->data(), t, nt, static_cast<float*>(out));
+      if (X->linear()) {
+        mpcf::plf_evaluate(X->f32->data(), t, nt, static_cast<float*>(out));
+      } else {
+        mpcf::evaluate(X->f32->data(), t, nt, static_cast<float*>(out));
+      }
+    } else if (X->linear()) {
+      mpcf::plf_evaluate(X->f64->data(), t, nt, static_cast<double*>(out));
     } else {
       mpcf::evaluate(X->f64->data(), t, nt, static_cast<double*>(out));
     }

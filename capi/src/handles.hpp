@@ -14,11 +14,18 @@
 
 struct mpcf_pcfs {
   mpcf_dtype dtype = MPCF_FLOAT64;
+  mpcf_function_type type = MPCF_PIECEWISE_CONSTANT;
   std::shared_ptr<const mpcf::PcfCollection<float>> f32;
   std::shared_ptr<const mpcf::PcfCollection<double>> f64;
   std::vector<std::uint64_t> shape;
+  // The last axis of `shape` is a component axis (mpcf_pcfs_set_component_axis).
+  bool component_axis = false;
 
   std::uint64_t count() const { return dtype == MPCF_FLOAT32 ? f32->count() : f64->count(); }
+  // Functions per object, and the objects every computation runs over.
+  std::uint64_t components() const { return component_axis ? shape.back() : 1; }
+  std::uint64_t objects() const { return count() / components(); }
+  bool linear() const { return type == MPCF_PIECEWISE_LINEAR; }
   std::uint64_t total_breakpoints() const {
     return dtype == MPCF_FLOAT32 ? f32->data().total_elements() : f64->data().total_elements();
   }

@@ -13,9 +13,19 @@ std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionCo
   if (!request.x || !request.y || !request.consumer) {
     throw std::logic_error("make_cpu_work: incomplete request");
   }
+  if (request.linear) {
+    // Replaced by the PLF walk in the commit that brings it.
+    throw InvalidArgument("piecewise linear functions cannot be computed by this build yet");
+  }
   const OperationSpec spec = request.op;
   return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
-    return std::make_unique<CpuBlockTask<T, decltype(op)>>(std::move(request), op, cfg);
+    using Op = decltype(op);
+    if (request.components > 1) {
+      PcfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
+      return std::make_unique<CpuPairValueTask<T, PcfObjectPair<T, Op>>>(std::move(request),
+                                                                         std::move(value), cfg);
+    }
+    return std::make_unique<CpuBlockTask<T, Op>>(std::move(request), op, cfg);
   });
 }
 

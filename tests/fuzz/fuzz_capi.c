@@ -1788,7 +1788,21 @@ typedef struct stream_log {
   unsigned count[MAX_N][MAX_N];
   int calls, cancel_at; /* cancel_at: return non-zero on that call (0: never) */
   volatile int inside;
+  /* nested: the first call runs a synchronous pdist stream of `nested_x`
+     inside the callback and checks that its own block did not change;
+     own: the first call asks to wait for and destroy its own task (refused,
+     mpcf.h) once the start call has returned the handle. */
+  int nested, own;
+  const mpcf_pcfs* nested_x;
+  const mpcf_options* nested_o;
+  mpcf_task* volatile task;
 } stream_log;
+
+static int nested_callback(const mpcf_block* b, void* user) {
+  (void)b;
+  (void)user;
+  return 0;
+}
 
 static int stream_callback(const mpcf_block* b, void* user) {
   stream_log* L = user;
@@ -1818,13 +1832,37 @@ static int stream_callback(const mpcf_block* b, void* user) {
       }
     }
   }
+  if (L->calls == 1 && L->nested && L->nested_x) {
+    /* The values must stay valid and unchanged until this call returns,
+       whatever it calls (mpcf.h); the nested stream's own status does not
+       matter here (its options may be refused). */
+    const size_t bytes = (size_t)((b->row_end - b->row_begin) * w) * (L->dtype == MPCF_FLOAT32 ? 4 : 8);
+    unsigned char* before = malloc(bytes);
+    FZ_CHECK(before != NULL, "out of memory");
+    memcpy(before, b->values, bytes);
+    L->inside = 0;
+    (void)mpcf_pdist_stream(L->nested_x, 1.0, nested_callback, NULL, L->nested_o);
+    L->inside = 1;
+    FZ_CHECK(memcmp(before, b->values, bytes) == 0, "a stream block changed while its callback ran a nested stream");
+    free(before);
+  }
+  if (L->calls == 1 && L->own && L->task != NULL) {
+    mpcf_task* t = L->task;
+    FZ_CHECK(mpcf_task_wait(t, 0.0) == MPCF_ERROR_INVALID_ARGUMENT,
+             "mpcf_task_wait of its own task from a callback was not refused");
+    mpcf_task_destroy(t); /* refused: the task runs on */
+    FZ_CHECK(strstr(mpcf_last_error_message(), "own callback") != NULL,
+             "mpcf_task_destroy from its own callback did not say why it refused: '%s'", mpcf_last_error_message());
+  }
   L->inside = 0;
   return L->calls == L->cancel_at;
 }
 
 /* opcode 13: STREAM x y metric p use_opts how exec_mode
  * (y: a slot for cdist_stream, 4 / an empty slot for pdist_stream; how:
- * bit 0 NULL callback, bits 1.. the callback call that cancels, 0 never) */
+ * bit 0 NULL callback, bits 1..3 the callback call that cancels, 0 never;
+ * bit 4 a nested stream in the first call; bit 5 the first call waits for
+ * and destroys its own task, both refused) */
 static void op_stream(fz_reader* r, state* st) {
   slot* x = slot_or_null(r, st);
   slot* y = y_or_self(r, st);
@@ -1840,6 +1878,8 @@ static void op_stream(fz_reader* r, state* st) {
   static stream_log L;
   memset(&L, 0, sizeof L);
   L.cancel_at = (int)(how >> 1) % 8;
+  L.nested = (how >> 4) & 1;
+  L.own = (how >> 5) & 1;
   L.pdist = pdist;
   L.dtype = x ? x->dtype : MPCF_FLOAT64;
   L.nrows = x ? x->n : 0;
@@ -1857,6 +1897,8 @@ static void op_stream(fz_reader* r, state* st) {
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
+  L.nested_x = x ? x->h : NULL;
+  L.nested_o = oh;
   mpcf_block_callback cb = null_cb ? NULL : stream_callback;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
@@ -1879,6 +1921,7 @@ static void op_stream(fz_reader* r, state* st) {
   }
   mpcf_status final = s;
   int destroyed = 0;
+  L.task = mode != EXEC_SYNC && task != sentinel ? task : NULL;
   if (mode != EXEC_SYNC) final = finish_task(task, mode, ST(MPCF_OK) | cancels, &destroyed);
   if (destroyed) return;
   if (final == MPCF_ERROR_CANCELLED) {
@@ -2049,6 +2092,9 @@ static void op_matvec(fz_reader* r, state* st) {
   mpcf_status final = MPCF_OK;
   int destroyed = 0;
   if (mode != EXEC_SYNC) {
+    /* mpcf.h: V is copied at the start call; a task that still read the
+       caller's V would now see NaN (all bits set) and give other values. */
+    memset(V, 0xFF, (nv + 1) * esz);
     final = finish_task(task, mode,
                         ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
   }

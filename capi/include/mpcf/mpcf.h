@@ -54,6 +54,9 @@
  * ends with MPCF_ERROR_CANCELLED, its outputs all NaN). Tests of interrupt
  * handling use it so that a computation is still running when the interrupt
  * arrives, whatever the machine's speed. Synchronous calls ignore it.
+ * Set to "until_wait" instead, a started task computes nothing until the
+ * first mpcf_task_wait on it (or a cancel), then runs normally: tests use it
+ * to act between an *_start call and the work (e.g. to overwrite an input).
  */
 #ifndef MPCF_MPCF_H
 #define MPCF_MPCF_H
@@ -208,6 +211,44 @@ MPCF_API mpcf_status mpcf_pcfs_create_interleaved(mpcf_dtype dtype, uint64_t n,
 
 MPCF_API void mpcf_pcfs_destroy(mpcf_pcfs* pcfs);
 
+/** What the functions of a collection are. One handle type, mpcf_pcfs,
+ *  holds either kind; every call that takes a collection takes both, and a
+ *  call given two collections of different kinds fails with
+ *  MPCF_ERROR_INVALID_ARGUMENT naming both. */
+typedef enum mpcf_function_type {
+  /** Piecewise constant: v_k on [t_k, t_{k+1}) (mpcf_pcfs_create). */
+  MPCF_PIECEWISE_CONSTANT = 1,
+  /** Piecewise linear: 0 before t_0 (a jump to v_0 at t_0), the linear
+   *  interpolation of v_k and v_{k+1} on [t_k, t_{k+1}], v_{m-1} after the
+   *  last breakpoint (mpcf_plfs_create). Persistence landscapes and
+   *  silhouettes are of this kind. Every operation is exact for these
+   *  functions too: on each piece between merged breakpoints f - g is
+   *  linear; L1 splits a piece where it changes sign, L2 and the inner
+   *  product use the closed forms of integrals of products of linear
+   *  functions, general p integrates |a + b t|^p in closed form (in the
+   *  scaled power sum, without cancellation), L-infinity takes the largest
+   *  |f - g| at the ends of the pieces. A window cuts pieces by linear
+   *  interpolation. */
+  MPCF_PIECEWISE_LINEAR = 2
+} mpcf_function_type;
+
+/** Creates a collection of piecewise linear functions (PLFs): the arguments,
+ *  checks and messages of mpcf_pcfs_create. */
+MPCF_API mpcf_status mpcf_plfs_create(mpcf_dtype dtype, uint64_t n,
+                                      const uint64_t* offsets,
+                                      const void* times, const void* values,
+                                      mpcf_pcfs** out);
+
+/** Like mpcf_plfs_create, with interleaved points t0, v0, t1, v1, ... */
+MPCF_API mpcf_status mpcf_plfs_create_interleaved(mpcf_dtype dtype, uint64_t n,
+                                                  const uint64_t* offsets,
+                                                  const void* points,
+                                                  mpcf_pcfs** out);
+
+/** The kind of functions X holds. */
+MPCF_API mpcf_status mpcf_pcfs_function_type(const mpcf_pcfs* X,
+                                             mpcf_function_type* out);
+
 /** Gives the collection a tensor shape of `ndim` dimensions (1 <= ndim <= 32)
  *  whose product is the function count (row-major: function index = flat
  *  index). Dimensions may be 0 only when the count is 0. */
@@ -244,6 +285,30 @@ MPCF_API mpcf_status mpcf_pcfs_shape(const mpcf_pcfs* pcfs, uint64_t* shape,
  *  end > count(X). */
 MPCF_API mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin,
                                      uint64_t end, mpcf_pcfs** out);
+
+/** Makes the last axis of X's shape a component axis (on != 0), or a plain
+ *  axis again (on == 0). With it, a collection of shape (*S, K) holds
+ *  prod(S) objects of K functions each (object o is the functions
+ *  o * K .. o * K + K - 1), and every computation (pdist, l2_kernel, cdist,
+ *  knn, kernel_matvec, the streams, lp_distance, l2_inner_product and
+ *  lp_norm, and their size functions) runs over the objects: the Lp
+ *  distance of objects x and y is (sum_k d_p(x_k, y_k)^p)^(1/p) (the sum of
+ *  the component distances for p = 1, their maximum for p = INFINITY), the
+ *  inner product sum_k <x_k, y_k>, each computed in one pass (one scaled
+ *  power sum over all components' pieces, so nothing overflows where the
+ *  result is representable). Results are shaped by S: cdist gives
+ *  (*S_X, *S_Y); indices of knn and the rows of V count objects. Two
+ *  collections in one call must both have a component axis or neither, with
+ *  the same K (MPCF_ERROR_INVALID_ARGUMENT naming both otherwise). Needs
+ *  ndim >= 2 and K >= 1. mpcf_pcfs_reshape and mpcf_pcfs_slice give
+ *  collections without it. Like reshape, it must not race with other uses
+ *  of the handle. Objects of several functions run on the CPU backend
+ *  (MPCF_BACKEND_CUDA refuses them with MPCF_ERROR_INVALID_ARGUMENT; AUTO
+ *  picks the CPU). */
+MPCF_API mpcf_status mpcf_pcfs_set_component_axis(mpcf_pcfs* X, int on);
+
+/** K (functions per object) when X has a component axis, else 1. */
+MPCF_API mpcf_status mpcf_pcfs_components(const mpcf_pcfs* X, uint64_t* out);
 
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
@@ -317,9 +382,16 @@ MPCF_API mpcf_status mpcf_cdist_size(const mpcf_pcfs* X, const mpcf_pcfs* Y,
 /* Tasks                                                                */
 /* ------------------------------------------------------------------ */
 
-/** A computation running in the background. It keeps the collections it
- *  reads alive by itself; the caller's output buffer is borrowed and must
- *  stay valid until the task has finished (or has been destroyed).
+/** A computation running in the background. What an *_start call borrows
+ *  and what it takes (the same for every *_start call):
+ *  - borrowed, and must stay valid until the task has finished (or has been
+ *    destroyed): the output buffers (out, distances, indices) and, for the
+ *    streams, the callback's `user` pointer;
+ *  - taken at the start call, so the caller may free or change them as soon
+ *    as it returns: the collections (the task keeps their data alive: the
+ *    handles may be destroyed), the options (read once), the scalars, and
+ *    the mat-vec's V (copied and checked at the start: the task uses the
+ *    values V held then).
  *  If a task ends with any status but MPCF_OK, the output buffer holds no
  *  partial result: every element the task was to write is set to NaN. */
 typedef struct mpcf_task mpcf_task;
@@ -332,7 +404,9 @@ MPCF_API mpcf_status mpcf_task_progress(const mpcf_task* task, uint64_t* done,
 /** Waits until the task finishes or timeout_seconds pass (negative: wait
  *  for ever; 0: just poll). Returns MPCF_RUNNING if the task is still
  *  running, else the task's final status (and, on failure, sets this
- *  thread's error message to the task's message). */
+ *  thread's error message to the task's message). Called from a callback of
+ *  the task itself (it would wait for its own caller), it returns
+ *  MPCF_ERROR_INVALID_ARGUMENT at once, whatever the timeout. */
 MPCF_API mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds);
 
 /** Asks the task to stop; returns at once. The task then ends with
@@ -343,7 +417,11 @@ MPCF_API mpcf_status mpcf_task_cancel(mpcf_task* task);
  *  with timeout 0). NULL gives MPCF_ERROR_INVALID_ARGUMENT. */
 MPCF_API mpcf_status mpcf_task_status(const mpcf_task* task);
 
-/** Cancels the task if it still runs, waits for it and frees it. */
+/** Cancels the task if it still runs, waits for it and frees it. NULL is a
+ *  no-op. Called from a callback of the task itself (it would wait for its
+ *  own caller), it destroys nothing: the task runs on, this thread's error
+ *  message says so, and the task is to be destroyed after mpcf_task_wait
+ *  returns (return non-zero from the callback to cancel it). */
 MPCF_API void mpcf_task_destroy(mpcf_task* task);
 
 /* ------------------------------------------------------------------ */
@@ -480,7 +558,16 @@ typedef struct mpcf_block {
 
 /** Receives blocks one at a time, from a worker thread of the library (not
  *  necessarily the same one each time). Returns 0 to go on; any other value
- *  cancels the computation, which then ends with MPCF_ERROR_CANCELLED. */
+ *  cancels the computation, which then ends with MPCF_ERROR_CANCELLED.
+ *  The block and its values stay valid and unchanged until the callback
+ *  returns, whatever it calls. A callback may call any function of this
+ *  header, among them another computation (a nested stream, pdist, knn...,
+ *  which then runs while this worker waits for it) and mpcf_task_progress,
+ *  mpcf_task_status and mpcf_task_cancel of its own task, except two on its
+ *  own task: mpcf_task_wait (MPCF_ERROR_INVALID_ARGUMENT) and
+ *  mpcf_task_destroy (refused, see there). The same two are refused on the
+ *  task from the callbacks of a stream started inside one of its callbacks,
+ *  on whatever thread they run (the task waits for that stream). */
 typedef int (*mpcf_block_callback)(const mpcf_block* block, void* user);
 
 /** pdist (p >= 1 or INFINITY) of X handed to `callback` block by block
@@ -578,6 +665,32 @@ MPCF_API mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind,
                                              const uint64_t* offsets,
                                              const double* bars,
                                              mpcf_pcfs** out);
+
+/** Persistence landscapes of n barcodes (CSR barcodes and dtype as for
+ *  mpcf_pcfs_from_barcodes): lambda_1 .. lambda_k of each, a collection of
+ *  piecewise linear functions of shape {n, k} (function i * k + j - 1 is
+ *  lambda_j of barcode i), where lambda_j(t) is the j-th largest of the
+ *  tents max(0, min(t - birth, death - t)) of the bars. The breakpoints are
+ *  exact: the births, deaths and peaks of the tents and the crossings of
+ *  their edges, computed in double and rounded once to the dtype; a lambda_j
+ *  that is zero everywhere is the zero function (the breakpoint (0, 0)).
+ *  k >= 1. A bar with death = +INFINITY is an error naming barcode and bar,
+ *  unless clip is finite: then such a death is clip (and a bar with
+ *  birth >= clip contributes nothing); clip = INFINITY means none. */
+MPCF_API mpcf_status mpcf_plfs_landscapes(mpcf_dtype dtype, uint64_t n,
+                                          const uint64_t* offsets,
+                                          const double* bars, uint64_t k,
+                                          double clip, mpcf_pcfs** out);
+
+/** Power-weighted silhouettes of n barcodes, shape {n}: the sum over bars
+ *  of w_j tent_j(t) divided by the sum of the w_j, w_j = (death - birth)^q,
+ *  q >= 0 finite; breakpoints at the births, peaks and deaths; a barcode
+ *  without bars of positive length gives the zero function. Infinite bars
+ *  and clip as for mpcf_plfs_landscapes. */
+MPCF_API mpcf_status mpcf_plfs_silhouettes(mpcf_dtype dtype, uint64_t n,
+                                           const uint64_t* offsets,
+                                           const double* bars, double q,
+                                           double clip, mpcf_pcfs** out);
 
 /** How mpcf_pcfs_reduce combines functions. */
 typedef enum mpcf_reduction {

@@ -43,11 +43,21 @@ struct PairRequest {
   OperationSpec op;
   Window<T> window = Window<T>::whole_line();
   std::shared_ptr<BlockConsumer<T>> consumer;
+  // Functions per object (DESIGN §11): object i is the functions
+  // i * components .. (i + 1) * components - 1, and a pair's value combines
+  // its components in one accumulator (sum of the p-th powers, max for
+  // p = inf, sum of the inner products).
+  std::uint32_t components = 1;
+  // Piecewise linear functions (DESIGN §10), else piecewise constant.
+  bool linear = false;
+
+  std::size_t row_objects() const { return static_cast<std::size_t>(x->count() / components); }
+  std::size_t col_objects() const { return static_cast<std::size_t>(y->count() / components); }
 
   PairPlane plane() const {
     PairPlane p;
-    p.nRows = static_cast<std::size_t>(x->count());
-    p.nCols = static_cast<std::size_t>(y->count());
+    p.nRows = row_objects();
+    p.nCols = col_objects();
     p.skip = !symmetric ? TriangleSkipMode::None
                         : (op.is_kernel() ? TriangleSkipMode::LowerTriangle
                                           : TriangleSkipMode::LowerTriangleSkipDiag);
@@ -150,6 +160,48 @@ struct SimdBlockScratch {
   std::vector<T> values;
 };
 
+// The block loop every CPU executor shares: the scheduler's blocks taken by
+// `threads` workers from a shared counter, each computed by
+// compute(block, plane, order, control, buffer, scratch) into the worker's
+// own buffer and handed to the request's consumer.
+template <typename T, typename Compute>
+void run_cpu_blocks(const PairRequest<T>& request, const CpuExecutionConfig& cfg,
+                    TaskControl& control, Compute compute) {
+  const PairPlane plane = request.plane();
+  const BlockScheduler scheduler =
+      make_cpu_scheduler(plane.nRows, plane.nCols, request.block_mode(), cfg);
+  BlockConsumer<T>& consumer = *request.consumer;
+  consumer.prepare(plane);
+  const auto& blocks = scheduler.blocks();
+  std::uint64_t total = 0;
+  for (const auto& b : blocks) total += computed_pairs(b, plane.skip);
+  control.set_total(total);
+  const BlockOrder order = consumer.preferred_order();
+  const std::size_t capacity = static_cast<std::size_t>(scheduler.max_block_elements());
+  std::atomic<std::size_t> next{0};
+  const int used = static_cast<int>(std::min<std::size_t>(
+      static_cast<std::size_t>(resolve_thread_count(cfg.threads)), std::max<std::size_t>(blocks.size(), 1)));
+  run_on_threads(used, control, [&](int) {
+    std::vector<T> buf(capacity);
+    SimdBlockScratch<T> scratch;
+    for (;;) {
+      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= blocks.size()) return;
+      const BlockInfo& b = blocks[k];
+      compute(b, plane, order, control, buf.data(), scratch);
+      consumer.consume(BlockPiece<T>{b, buf.data(), order});
+    }
+  });
+  control.throw_if_cancelled();
+  consumer.finish();
+}
+
+// (r, c) of a block in the consumer's order.
+inline std::size_t block_slot(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
+                              std::size_t nc) {
+  return order == BlockOrder::RowMajor ? r * nc + c : c * nr + r;
+}
+
 // The CPU executor for one operation functor.
 template <typename T, typename Op>
 class CpuBlockTask final : public Work {
@@ -158,41 +210,20 @@ class CpuBlockTask final : public Work {
       : request_(std::move(request)), op_(op), cfg_(cfg) {}
 
   void run(TaskControl& control) override {
-    const PairPlane plane = request_.plane();
-    const BlockScheduler scheduler =
-        make_cpu_scheduler(plane.nRows, plane.nCols, request_.block_mode(), cfg_);
-    BlockConsumer<T>& consumer = *request_.consumer;
-    consumer.prepare(plane);
-    const auto& blocks = scheduler.blocks();
-    std::uint64_t total = 0;
-    for (const auto& b : blocks) total += computed_pairs(b, plane.skip);
-    control.set_total(total);
-    const BlockOrder order = consumer.preferred_order();
     CpuSimd simd = cfg_.simd ? *cfg_.simd : cpu_simd_default();
     if (!cpu_simd_supported(simd) || !HasSimdWalk<Op>::value) simd = CpuSimd::Scalar;
-    const std::size_t capacity = static_cast<std::size_t>(scheduler.max_block_elements());
-    std::atomic<std::size_t> next{0};
-    const int used = static_cast<int>(std::min<std::size_t>(
-        static_cast<std::size_t>(resolve_thread_count(cfg_.threads)), std::max<std::size_t>(blocks.size(), 1)));
-    run_on_threads(used, control, [&](int) {
-      std::vector<T> buf(capacity);
-      SimdBlockScratch<T> scratch;
-      for (;;) {
-        const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
-        if (k >= blocks.size()) return;
-        const BlockInfo& b = blocks[k];
-        // A block computed by SIMD lanes holds at most 2^30 shifted points
-        // (32-bit lane indices); a bigger one takes the scalar walk.
-        if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
-          compute_block_simd(b, plane, order, simd, control, scratch, buf.data());
-        } else {
-          compute_block_scalar(b, plane, order, control, buf.data());
-        }
-        consumer.consume(BlockPiece<T>{b, buf.data(), order});
-      }
-    });
-    control.throw_if_cancelled();
-    consumer.finish();
+    run_cpu_blocks(request_, cfg_, control,
+                   [&](const BlockInfo& b, const PairPlane& plane, BlockOrder order,
+                       TaskControl& c, T* buf, SimdBlockScratch<T>& scratch) {
+                     // A block computed by SIMD lanes holds at most 2^30 shifted
+                     // points (32-bit lane indices); a bigger one takes the
+                     // scalar walk.
+                     if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
+                       compute_block_simd(b, plane, order, simd, c, scratch, buf);
+                     } else {
+                       compute_block_scalar(b, plane, order, c, buf);
+                     }
+                   });
   }
 
   void discard_output() noexcept override { request_.consumer->poison(); }
@@ -209,7 +240,7 @@ class CpuBlockTask final : public Work {
   // (r, c) of the block in the consumer's order; skipped pairs hold 0.
   static std::size_t slot_of(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
                              std::size_t nc) {
-    return order == BlockOrder::RowMajor ? r * nc + c : c * nr + r;
+    return block_slot(order, r, c, nr, nc);
   }
 
   void compute_block_scalar(const BlockInfo& b, const PairPlane& plane, BlockOrder order,
@@ -317,6 +348,72 @@ class CpuBlockTask final : public Work {
   PairRequest<T> request_;
   Op op_;
   CpuExecutionConfig cfg_;
+};
+
+// The CPU executor for pairs whose value value(i, j) is computed one pair at
+// a time (objects of several components, DESIGN §11).
+template <typename T, typename PairValue>
+class CpuPairValueTask final : public Work {
+ public:
+  CpuPairValueTask(PairRequest<T> request, PairValue value, CpuExecutionConfig cfg)
+      : request_(std::move(request)), value_(std::move(value)), cfg_(cfg) {}
+
+  void run(TaskControl& control) override {
+    run_cpu_blocks(request_, cfg_, control,
+                   [&](const BlockInfo& b, const PairPlane& plane, BlockOrder order,
+                       TaskControl& c, T* buf, SimdBlockScratch<T>&) {
+                     const std::size_t nr = b.n_rows(), nc = b.n_cols();
+                     for (std::size_t r = 0; r < nr; ++r) {
+                       c.throw_if_cancelled();
+                       const std::size_t i = b.rows.first + r;
+                       const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
+                       const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
+                       for (std::size_t q = 0; q < nc; ++q) {
+                         buf[block_slot(order, r, q, nr, nc)] =
+                             q < count ? value_(i, b.cols.first + q) : T(0);
+                       }
+                       c.add_done(count);
+                     }
+                   });
+  }
+
+  void discard_output() noexcept override { request_.consumer->poison(); }
+
+ private:
+  PairRequest<T> request_;
+  PairValue value_;
+  CpuExecutionConfig cfg_;
+};
+
+// The value of a pair of objects of K piecewise constant components: the
+// components' walks share one accumulator, finalized once.
+template <typename T, typename Op>
+struct PcfObjectPair {
+  std::shared_ptr<const PcfCollection<T>> x, y;
+  std::uint32_t K;
+  Window<T> w;
+  Op op;
+
+  T operator()(std::size_t i, std::size_t j) const {
+    return w.is_whole_line() ? value<false>(i, j) : value<true>(i, j);
+  }
+
+ private:
+  template <bool Windowed>
+  T value(std::size_t i, std::size_t j) const {
+    const auto& dx = x->data();
+    const auto& dy = y->data();
+    op_acc_t<Op> acc = op.init();
+    for (std::uint32_t k = 0; k < K; ++k) {
+      const std::size_t fi = i * K + k, gj = j * K + k;
+      PairWalk<Windowed, T, Op> walk;
+      walk.init(dx.data_of(fi), static_cast<std::uint32_t>(dx.size_of(fi)), dy.data_of(gj),
+                static_cast<std::uint32_t>(dy.size_of(gj)), op);
+      walk.continue_from(acc);
+      acc = walk.accumulate(w.a, w.b, op);
+    }
+    return op.finalize(acc);
+  }
 };
 
 // The CPU work of a request (the operation functor chosen here).

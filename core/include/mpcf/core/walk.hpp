@@ -125,7 +125,12 @@ struct PairWalk {
   }
 
   // Runs the rest of the walk and returns op.finalize(accumulated value).
-  MPCF_HD T finish(T a, T b, const Op& op) {
+  MPCF_HD T finish(T a, T b, const Op& op) { return op.finalize(accumulate(a, b, op)); }
+
+  // Runs the rest of the walk and returns the accumulated value, not
+  // finalized: the components of an object (DESIGN §11) continue one
+  // accumulator across their walks (start each with continue_from).
+  MPCF_HD op_acc_t<Op> accumulate(T a, T b, const Op& op) {
     while (both_active()) step(a, b, op);
     // Only f has breakpoints left; g keeps its last value.
     while (i < nf) {
@@ -146,8 +151,11 @@ struct PairWalk {
     // The unbounded last rectangle [t, +inf), clipped to the window.
     const T inf = std::numeric_limits<T>::infinity();
     acc = op.fold(acc, detail::clipped_width<true>(t, inf, a, b), op.integrand(fv, gv));
-    return op.finalize(acc);
+    return acc;
   }
+
+  // After init: accumulate into `previous` (an earlier component's sum).
+  MPCF_HD void continue_from(op_acc_t<Op> previous) { acc = previous; }
 };
 
 // Walks f[0..nf) and g[0..ng) and returns op.finalize(accumulated value).
