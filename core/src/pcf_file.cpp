@@ -203,7 +203,12 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
                           " (1 .. 32 allowed)");
   }
   const std::uint64_t element = out.dtype == kFloat32 ? 4 : 8;
-  const std::uint64_t expected = file_size(ndim, n, total, element);
+  std::uint64_t expected = 0;
+  try {
+    expected = file_size(ndim, n, total, element);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(what + " is corrupt: " + e.what());
+  }
   if (size != expected) {
     throw InvalidArgument(what + (size < expected ? " is truncated" : " is corrupt") +
                           ": its header describes " + count_text(n, "function") + " with " +
