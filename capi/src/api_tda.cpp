@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "handles.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/pcf_file.hpp"
+#include "mpcf/core/pcf_file_io.hpp"
 #include "mpcf/core/pointwise.hpp"
 #include "mpcf/core/shape.hpp"
 #include "mpcf/core/tda.hpp"
@@ -133,34 +135,20 @@ class BufferSink final : public mpcf::pcf_file::Sink {
   std::size_t written_ = 0;
 };
 
-class FileSource final : public mpcf::pcf_file::Source {
- public:
-  FileSource(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
-  void read(void* data, std::size_t bytes) override {
-    if (bytes == 0) return;
-    errno = 0;
-    if (std::fread(data, 1, bytes, f_) != bytes) {
-      if (std::ferror(f_)) io_error("read", path_, errno ? errno : EIO);
-      throw InvalidArgument("file '" + path_ + "' ended early (it was changed while being read)");
-    }
-  }
-
- private:
-  std::FILE* f_;
-  std::string path_;
-};
-
 class BufferSource final : public mpcf::pcf_file::Source {
  public:
-  explicit BufferSource(const unsigned char* data) : data_(data) {}
-  void read(void* data, std::size_t bytes) override {
-    std::memcpy(data, data_ + position_, bytes);
-    position_ += bytes;
+  BufferSource(const unsigned char* data, std::uint64_t size) : data_(data), size_(size) {}
+  std::size_t read(void* data, std::size_t bytes) override {
+    const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, size_ - position_));
+    if (k > 0) std::memcpy(data, data_ + position_, k);
+    position_ += k;
+    return k;
   }
 
  private:
   const unsigned char* data_;
-  std::size_t position_ = 0;
+  std::uint64_t size_;
+  std::uint64_t position_ = 0;
 };
 
 struct FileCloser {
@@ -217,30 +205,6 @@ void save(const mpcf_pcfs* pcfs, const std::string& path) {
     std::remove(temp.c_str());
     throw;
   }
-}
-
-mpcf_pcfs* load(const std::string& path) {
-  errno = 0;
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) io_error("open", path, errno);
-  struct stat st;
-  if (::fstat(::fileno(f.get()), &st) != 0) io_error("read", path, errno);
-  if (S_ISDIR(st.st_mode)) throw InvalidArgument("cannot read '" + path + "': it is a directory");
-  const std::string what = "file '" + path + "'";
-  if (S_ISREG(st.st_mode)) {
-    FileSource source(f.get(), path);
-    return handle_of(mpcf::pcf_file::read(source, static_cast<std::uint64_t>(st.st_size), what));
-  }
-  // A pipe or device: its size is known only once it has been read.
-  std::vector<unsigned char> bytes;
-  unsigned char chunk[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + got);
-  }
-  if (std::ferror(f.get())) io_error("read", path, errno ? errno : EIO);
-  BufferSource source(bytes.data());
-  return handle_of(mpcf::pcf_file::read(source, bytes.size(), what));
 }
 
 }  // namespace
@@ -359,7 +323,7 @@ mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out) {
   return api_entry("mpcf_pcfs_load", [&] {
     require(out, "out");
     check_path(path);
-    *out = load(path);
+    *out = handle_of(mpcf::pcf_file::load_file(path));
   });
 }
 
@@ -384,7 +348,7 @@ mpcf_status mpcf_pcfs_deserialize(const void* data, uint64_t size, mpcf_pcfs** o
   return api_entry("mpcf_pcfs_deserialize", [&] {
     require(out, "out");
     if (size > 0) require(data, "data");
-    BufferSource source(static_cast<const unsigned char*>(data));
+    BufferSource source(static_cast<const unsigned char*>(data), size);
     *out = handle_of(mpcf::pcf_file::read(source, size, "the buffer"));
   });
 }

@@ -656,7 +656,16 @@ MPCF_API mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times,
  *  system's reason. */
 MPCF_API mpcf_status mpcf_pcfs_save(const mpcf_pcfs* pcfs, const char* path);
 
-/** Reads a collection written by mpcf_pcfs_save (or mpcf_pcfs_serialize). */
+/** Reads a collection written by mpcf_pcfs_save (or mpcf_pcfs_serialize).
+ *  A regular file is checked against its length before it is read. Anything
+ *  else that can be opened for reading (a pipe, FIFO or device) is read as a
+ *  stream: its header is read and checked first (so /dev/zero is "not an
+ *  mpcf PCF file" at once), then exactly the length the header declares,
+ *  and nothing after it (what follows, if anything, is not checked); a
+ *  stream that ends sooner is "truncated: it ended early". Memory grows as
+ *  the bytes arrive, so a header that declares more than is sent costs
+ *  only what was sent. Opening a FIFO waits for a writer, as for any reader.
+ *  A directory is refused. */
 MPCF_API mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out);
 
 /** Bytes of the file mpcf_pcfs_save would write. */
