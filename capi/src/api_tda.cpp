@@ -2,13 +2,9 @@
 // (reductions, linear combinations, evaluation), the read-out of a
 // collection's breakpoints and PCF files. Like api.cpp, every entry point
 // runs through api_entry() and checks every argument before writing anything.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -106,22 +102,6 @@ void check_path(const char* path) {
   if (*path == '\0') throw InvalidArgument("argument 'path' is an empty string");
 }
 
-[[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
-  throw InvalidArgument("cannot " + what + " '" + path + "': " + std::strerror(err));
-}
-
-class FileSink final : public mpcf::pcf_file::Sink {
- public:
-  FileSink(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
-  void write(const void* data, std::size_t bytes) override {
-    if (bytes > 0 && std::fwrite(data, 1, bytes, f_) != bytes) io_error("write", path_, errno);
-  }
-
- private:
-  std::FILE* f_;
-  std::string path_;
-};
-
 class BufferSink final : public mpcf::pcf_file::Sink {
  public:
   explicit BufferSink(unsigned char* out) : out_(out) {}
@@ -151,11 +131,6 @@ class BufferSource final : public mpcf::pcf_file::Source {
   std::uint64_t position_ = 0;
 };
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
 std::uint64_t serialized_size(const mpcf_pcfs* pcfs) {
   return mpcf::pcf_file::file_size(pcfs->shape.size(), pcfs->count(), pcfs->total_breakpoints(),
                                    pcfs->dtype == MPCF_FLOAT32 ? 4 : 8);
@@ -176,35 +151,9 @@ mpcf_pcfs* handle_of(mpcf::pcf_file::Loaded loaded) {
   return new_handle<double>(std::move(loaded.f64), std::move(loaded.shape));
 }
 
-// A temporary name next to `path` that no other call (thread or process)
-// uses at the same time.
-std::string temporary_name(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  return path + ".mpcf-tmp-" + std::to_string(static_cast<long>(::getpid())) + "-" +
-         std::to_string(counter.fetch_add(1));
-}
-
 void save(const mpcf_pcfs* pcfs, const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw InvalidArgument("cannot write '" + path + "': it is a directory");
-  }
-  const std::string temp = temporary_name(path);
-  errno = 0;
-  FilePtr f(std::fopen(temp.c_str(), "wbx"));
-  if (!f) io_error("create", path, errno);
-  try {
-    FileSink sink(f.get(), path);
-    write_file(sink, pcfs);
-    errno = 0;
-    if (std::fflush(f.get()) != 0) io_error("write", path, errno);
-    if (std::fclose(f.release()) != 0) io_error("write", path, errno);
-    if (std::rename(temp.c_str(), path.c_str()) != 0) io_error("write", path, errno);
-  } catch (...) {
-    f.reset();
-    std::remove(temp.c_str());
-    throw;
-  }
+  mpcf::pcf_file::save_file(path, serialized_size(pcfs),
+                            [&](mpcf::pcf_file::Sink& sink) { write_file(sink, pcfs); });
 }
 
 }  // namespace
