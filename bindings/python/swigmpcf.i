@@ -58,14 +58,25 @@ MPCF_ADDRESS_ARG(const void* V)
 
 /* ---- [tda] barcodes, pointwise operations, read-out and files ---------- */
 /* Buffers of mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints and
- * _deserialize, passed as addresses like the ones above. (`void* out`,
- * `const uint64_t* offsets` and `const char* path` need nothing new.) */
+ * _deserialize, passed as addresses like the ones above. (`void* out` and
+ * `const uint64_t* offsets` need nothing new; `const char* path` is below.) */
 MPCF_ADDRESS_ARG(const double* bars)
 MPCF_ADDRESS_ARG(const double* t)
 MPCF_ADDRESS_ARG(uint64_t* offsets)
 MPCF_ADDRESS_ARG(void* times)
 MPCF_ADDRESS_ARG(void* values)
 MPCF_ADDRESS_ARG(const void* data)
+/* The path of mpcf_pcfs_save and _load: str, bytes or os.PathLike, encoded
+ * as the file system expects (os.fsencode), so any name Python can open
+ * works (also names that are not UTF-8). */
+%typemap(in) const char* path (PyObject* encoded_ = NULL) {
+  if (!PyUnicode_FSConverter($input, &encoded_)) SWIG_fail;
+  $1 = PyBytes_AsString(encoded_);
+  if ($1 == NULL) SWIG_fail;
+}
+%typemap(freearg) const char* path {
+  Py_XDECREF(encoded_$argnum);
+}
 /* SWIG skips a #define holding a cast; this gives the module the value. */
 %constant size_t MPCF_ALL_AXES = MPCF_ALL_AXES;
 /* ---- [tda] end ------------------------------------------------------- */

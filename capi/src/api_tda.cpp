@@ -2,12 +2,9 @@
 // (reductions, linear combinations, evaluation), the read-out of a
 // collection's breakpoints and PCF files. Like api.cpp, every entry point
 // runs through api_entry() and checks every argument before writing anything.
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -18,6 +15,7 @@
 #include "handles.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/pcf_file.hpp"
+#include "mpcf/core/pcf_file_io.hpp"
 #include "mpcf/core/plf_pointwise.hpp"
 #include "mpcf/core/plf_tda.hpp"
 #include "mpcf/core/pointwise.hpp"
@@ -113,22 +111,6 @@ void check_path(const char* path) {
   if (*path == '\0') throw InvalidArgument("argument 'path' is an empty string");
 }
 
-[[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
-  throw InvalidArgument("cannot " + what + " '" + path + "': " + std::strerror(err));
-}
-
-class FileSink final : public mpcf::pcf_file::Sink {
- public:
-  FileSink(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
-  void write(const void* data, std::size_t bytes) override {
-    if (bytes > 0 && std::fwrite(data, 1, bytes, f_) != bytes) io_error("write", path_, errno);
-  }
-
- private:
-  std::FILE* f_;
-  std::string path_;
-};
-
 class BufferSink final : public mpcf::pcf_file::Sink {
  public:
   explicit BufferSink(unsigned char* out) : out_(out) {}
@@ -142,40 +124,21 @@ class BufferSink final : public mpcf::pcf_file::Sink {
   std::size_t written_ = 0;
 };
 
-class FileSource final : public mpcf::pcf_file::Source {
- public:
-  FileSource(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
-  void read(void* data, std::size_t bytes) override {
-    if (bytes == 0) return;
-    errno = 0;
-    if (std::fread(data, 1, bytes, f_) != bytes) {
-      if (std::ferror(f_)) io_error("read", path_, errno ? errno : EIO);
-      throw InvalidArgument("file '" + path_ + "' ended early (it was changed while being read)");
-    }
-  }
-
- private:
-  std::FILE* f_;
-  std::string path_;
-};
-
 class BufferSource final : public mpcf::pcf_file::Source {
  public:
-  explicit BufferSource(const unsigned char* data) : data_(data) {}
-  void read(void* data, std::size_t bytes) override {
-    std::memcpy(data, data_ + position_, bytes);
-    position_ += bytes;
+  BufferSource(const unsigned char* data, std::uint64_t size) : data_(data), size_(size) {}
+  std::size_t read(void* data, std::size_t bytes) override {
+    const std::size_t k = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, size_ - position_));
+    if (k > 0) std::memcpy(data, data_ + position_, k);
+    position_ += k;
+    return k;
   }
 
  private:
   const unsigned char* data_;
-  std::size_t position_ = 0;
+  std::uint64_t size_;
+  std::uint64_t position_ = 0;
 };
-
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 std::uint64_t serialized_size(const mpcf_pcfs* pcfs) {
   return mpcf::pcf_file::file_size(pcfs->shape.size(), pcfs->count(), pcfs->total_breakpoints(),
@@ -197,59 +160,9 @@ mpcf_pcfs* handle_of(mpcf::pcf_file::Loaded loaded) {
   return new_handle<double>(std::move(loaded.f64), std::move(loaded.shape));
 }
 
-// A temporary name next to `path` that no other call (thread or process)
-// uses at the same time.
-std::string temporary_name(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  return path + ".mpcf-tmp-" + std::to_string(static_cast<long>(::getpid())) + "-" +
-         std::to_string(counter.fetch_add(1));
-}
-
 void save(const mpcf_pcfs* pcfs, const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    throw InvalidArgument("cannot write '" + path + "': it is a directory");
-  }
-  const std::string temp = temporary_name(path);
-  errno = 0;
-  FilePtr f(std::fopen(temp.c_str(), "wbx"));
-  if (!f) io_error("create", path, errno);
-  try {
-    FileSink sink(f.get(), path);
-    write_file(sink, pcfs);
-    errno = 0;
-    if (std::fflush(f.get()) != 0) io_error("write", path, errno);
-    if (std::fclose(f.release()) != 0) io_error("write", path, errno);
-    if (std::rename(temp.c_str(), path.c_str()) != 0) io_error("write", path, errno);
-  } catch (...) {
-    f.reset();
-    std::remove(temp.c_str());
-    throw;
-  }
-}
-
-mpcf_pcfs* load(const std::string& path) {
-  errno = 0;
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) io_error("open", path, errno);
-  struct stat st;
-  if (::fstat(::fileno(f.get()), &st) != 0) io_error("read", path, errno);
-  if (S_ISDIR(st.st_mode)) throw InvalidArgument("cannot read '" + path + "': it is a directory");
-  const std::string what = "file '" + path + "'";
-  if (S_ISREG(st.st_mode)) {
-    FileSource source(f.get(), path);
-    return handle_of(mpcf::pcf_file::read(source, static_cast<std::uint64_t>(st.st_size), what));
-  }
-  // A pipe or device: its size is known only once it has been read.
-  std::vector<unsigned char> bytes;
-  unsigned char chunk[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) {
-    bytes.insert(bytes.end(), chunk, chunk + got);
-  }
-  if (std::ferror(f.get())) io_error("read", path, errno ? errno : EIO);
-  BufferSource source(bytes.data());
-  return handle_of(mpcf::pcf_file::read(source, bytes.size(), what));
+  mpcf::pcf_file::save_file(path, serialized_size(pcfs),
+                            [&](mpcf::pcf_file::Sink& sink) { write_file(sink, pcfs); });
 }
 
 }  // namespace
@@ -411,7 +324,7 @@ mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out) {
   return api_entry("mpcf_pcfs_load", [&] {
     require(out, "out");
     check_path(path);
-    *out = load(path);
+    *out = handle_of(mpcf::pcf_file::load_file(path));
   });
 }
 
@@ -436,7 +349,7 @@ mpcf_status mpcf_pcfs_deserialize(const void* data, uint64_t size, mpcf_pcfs** o
   return api_entry("mpcf_pcfs_deserialize", [&] {
     require(out, "out");
     if (size > 0) require(data, "data");
-    BufferSource source(static_cast<const unsigned char*>(data));
+    BufferSource source(static_cast<const unsigned char*>(data), size);
     *out = handle_of(mpcf::pcf_file::read(source, size, "the buffer"));
   });
 }

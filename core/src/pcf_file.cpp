@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -69,9 +70,25 @@ class Writer {
   std::uint64_t hash_ = kFnvBasis;
 };
 
+std::string count_text(std::uint64_t x, const char* unit) {
+  return std::to_string(x) + " " + unit + (x == 1 ? "" : "s");
+}
+
+// Reads elements through the source and the hash, and says what a short
+// read means: for an input of known size, that it changed while being read;
+// for a stream, what `stream_end` (set per part of the file) says of the
+// bytes it had.
 class Reader {
  public:
-  explicit Reader(Source& source) : source_(source) {}
+  Reader(Source& source, std::uint64_t size, const std::string& what)
+      : source_(source), size_(size), what_(what) {}
+
+  bool size_known() const { return size_ != kUnknownSize; }
+
+  // The message for a stream that ends after `got` bytes, from here on.
+  void on_stream_end(std::function<std::string(std::uint64_t got)> message) {
+    stream_end_ = std::move(message);
+  }
 
   template <typename E>
   void elements(E* data, std::size_t count) {
@@ -80,11 +97,35 @@ class Reader {
     const std::size_t total = count * sizeof(E);
     for (std::size_t done = 0; done < total;) {
       const std::size_t k = std::min<std::size_t>(std::size_t{1} << 24, total - done);
-      source_.read(p + done, k);
+      fill(p + done, k);
       fnv1a(hash_, p + done, k);
       done += k;
     }
     if constexpr (!kLittle) swap_elements(p, count, sizeof(E));
+  }
+
+  // `count` elements into v. For an input of known size the count was
+  // checked against it, so v is sized at once; for a stream the count is
+  // only the header's word, so v grows as the bytes arrive (never beyond
+  // `count`, at most doubling its capacity per step).
+  template <typename E>
+  void array(std::vector<E>& v, std::uint64_t count) {
+    if (size_known()) {
+      v.resize(count);
+      elements(v.data(), v.size());
+      return;
+    }
+    constexpr std::uint64_t kChunk = (std::uint64_t{1} << 24) / sizeof(E);
+    v.clear();
+    for (std::uint64_t done = 0; done < count;) {
+      const std::uint64_t k = std::min(kChunk, count - done);
+      if (done + k > v.capacity()) {
+        v.reserve(std::min(count, std::max<std::uint64_t>(done + k, 2 * std::uint64_t{v.capacity()})));
+      }
+      v.resize(done + k);
+      elements(v.data() + done, k);
+      done += k;
+    }
   }
 
   template <typename E>
@@ -97,22 +138,30 @@ class Reader {
   std::uint64_t hash() const { return hash_; }
 
  private:
+  void fill(unsigned char* p, std::size_t bytes) {
+    std::size_t done = 0;
+    while (done < bytes) {
+      const std::size_t got = source_.read(p + done, bytes - done);
+      if (got == 0) break;
+      done += got;
+    }
+    position_ += done;
+    if (done == bytes) return;
+    if (size_known()) {
+      throw InvalidArgument(what_ + " ended early, after " + count_text(position_, "byte") +
+                            " of " + std::to_string(size_) +
+                            " (it was changed while being read)");
+    }
+    throw InvalidArgument(stream_end_(position_));
+  }
+
   Source& source_;
+  std::uint64_t size_;
+  const std::string& what_;
+  std::function<std::string(std::uint64_t)> stream_end_;
+  std::uint64_t position_ = 0;
   std::uint64_t hash_ = kFnvBasis;
 };
-
-template <typename T>
-void read_breakpoints(Reader& r, std::uint64_t total, std::vector<T>& times,
-                      std::vector<T>& values) {
-  times.resize(total);
-  values.resize(total);
-  r.elements(times.data(), times.size());
-  r.elements(values.data(), values.size());
-}
-
-std::string count_text(std::uint64_t x, const char* unit) {
-  return std::to_string(x) + " " + unit + (x == 1 ? "" : "s");
-}
 
 }  // namespace
 
@@ -167,22 +216,25 @@ template void write<double>(Sink&, const std::vector<std::uint64_t>&,
 
 Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   static const std::string kMagicText = "89 4D 50 43 46 0D 0A 1A";
-  if (size < sizeof kMagic) {
-    throw InvalidArgument(what + " is not an mpcf PCF file: it has only " +
-                          count_text(size, "byte") + " (a PCF file starts with the 8-byte magic " +
-                          kMagicText + ")");
-  }
-  Reader r(source);
+  auto too_short_for_magic = [&](std::uint64_t got) {
+    return what + " is not an mpcf PCF file: it has only " + count_text(got, "byte") +
+           " (a PCF file starts with the 8-byte magic " + kMagicText + ")";
+  };
+  auto too_short_for_header = [&](std::uint64_t got) {
+    return what + " is truncated: it has " + count_text(got, "byte") + ", fewer than the " +
+           std::to_string(kHeaderBytes) + "-byte header";
+  };
+  Reader r(source, size, what);
+  if (r.size_known() && size < sizeof kMagic) throw InvalidArgument(too_short_for_magic(size));
+  r.on_stream_end(too_short_for_magic);
   unsigned char magic[sizeof kMagic];
   r.elements(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
     throw InvalidArgument(what + " is not an mpcf PCF file: it does not start with the magic " +
                           kMagicText);
   }
-  if (size < kHeaderBytes) {
-    throw InvalidArgument(what + " is truncated: it has " + count_text(size, "byte") +
-                          ", fewer than the " + std::to_string(kHeaderBytes) + "-byte header");
-  }
+  if (r.size_known() && size < kHeaderBytes) throw InvalidArgument(too_short_for_header(size));
+  r.on_stream_end(too_short_for_header);
   const auto version = r.scalar<std::uint32_t>();
   if (version != kVersion) {
     throw InvalidArgument(what + " has format version " + std::to_string(version) +
@@ -203,13 +255,23 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
                           " (1 .. 32 allowed)");
   }
   const std::uint64_t element = out.dtype == kFloat32 ? 4 : 8;
-  const std::uint64_t expected = file_size(ndim, n, total, element);
-  if (size != expected) {
-    throw InvalidArgument(what + (size < expected ? " is truncated" : " is corrupt") +
-                          ": its header describes " + count_text(n, "function") + " with " +
-                          count_text(total, "breakpoint") + " (" + std::to_string(expected) +
-                          " bytes) but it has " + count_text(size, "byte"));
+  std::uint64_t expected = 0;
+  try {
+    expected = file_size(ndim, n, total, element);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(what + " is corrupt: " + e.what());
   }
+  const std::string described = "its header describes " + count_text(n, "function") + " with " +
+                                count_text(total, "breakpoint") + " (" +
+                                std::to_string(expected) + " bytes)";
+  if (r.size_known() && size != expected) {
+    throw InvalidArgument(what + (size < expected ? " is truncated" : " is corrupt") + ": " +
+                          described + " but it has " + count_text(size, "byte"));
+  }
+  r.on_stream_end([&](std::uint64_t got) {
+    return what + " is truncated: it ended early, after " + count_text(got, "byte") + ", but " +
+           described;
+  });
   out.shape.resize(ndim);
   r.elements(out.shape.data(), out.shape.size());
   // Counted as mpcf_pcfs_reshape counts (found by fuzzing: the reader
@@ -220,14 +282,16 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
     throw InvalidArgument(what + " is corrupt: its shape does not hold the " +
                           count_text(n, "function") + " its header announces");
   }
-  std::vector<std::uint64_t> offsets(n + 1);
-  r.elements(offsets.data(), offsets.size());
+  std::vector<std::uint64_t> offsets;
+  r.array(offsets, n + 1);
   std::vector<float> t32, v32;
   std::vector<double> t64, v64;
   if (out.dtype == kFloat32) {
-    read_breakpoints(r, total, t32, v32);
+    r.array(t32, total);
+    r.array(v32, total);
   } else {
-    read_breakpoints(r, total, t64, v64);
+    r.array(t64, total);
+    r.array(v64, total);
   }
   const std::uint64_t computed = r.hash();
   const auto stored = r.scalar<std::uint64_t>();

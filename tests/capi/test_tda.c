@@ -719,6 +719,12 @@ static void test_load_errors(void** s) {
   b[24] = 0xff; /* n far too large for the file */
   b[31] = 0x7f;
   load_fails(b, 104, MPCF_ERROR_INVALID_ARGUMENT, "too large", NULL);
+  { /* named, like every other problem of a file */
+    mpcf_pcfs* T = SENTINEL;
+    expect_error(mpcf_pcfs_load(file_in_dir("bad.mpcf"), &T), MPCF_ERROR_INVALID_ARGUMENT,
+                 "bad.mpcf' is corrupt: the header describes a collection too large to exist");
+    assert_ptr_equal(T, SENTINEL);
+  }
   memcpy(b, good, 104);
   b[80] ^= 1; /* one bit of a value */
   load_fails(b, 104, MPCF_ERROR_INVALID_ARGUMENT, "corrupt", "checksum");

@@ -25,6 +25,9 @@
  *    mpcf_pcfs_create makes of the same arrays (reshaped) serializes to the
  *    same bytes; deserializing the serialization gives the same data;
  *  - mpcf_pcfs_load of the same bytes gives the same status and data;
+ *  - mpcf_pcfs_load of the same bytes through a pipe (a stream, read only
+ *    as far as its header declares) gives the status and data of
+ *    mpcf_pcfs_deserialize of that prefix, and a message naming the pipe;
  *  - the argument errors: NULL out, NULL data with size > 0, NULL path, a
  *    serialize buffer one byte short (MPCF_ERROR_BUFFER_TOO_SMALL, the
  *    buffer untouched), NULL handles;
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -379,6 +383,78 @@ static const char* file_with(const uint8_t* p, size_t size) {
   return g_path;
 }
 
+/* The bytes in a pipe, complete (its write end closed), opened by path
+ * through /proc/self/fd (opening an anonymous pipe's read end does not wait
+ * for a writer). Returns the read end's descriptor, or -1 when the bytes do
+ * not fit a pipe's buffer (then the check is skipped). */
+static int pipe_with(const uint8_t* p, size_t size, char* path, size_t cap) {
+  int fds[2];
+  FZ_CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno));
+  if (size > 65536 && fcntl(fds[1], F_SETPIPE_SZ, (int)(size < (1u << 30) ? size : (1u << 30))) < (int)size) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t w = write(fds[1], p + done, size - done);
+    FZ_CHECK(w > 0, "write to a pipe: %s", strerror(errno));
+    done += (size_t)w;
+  }
+  close(fds[1]);
+  snprintf(path, cap, "/proc/self/fd/%d", fds[0]);
+  return fds[0];
+}
+
+/* The length the header declares, when the fields that give it are valid
+ * (so that the loader reads that far). */
+static int declared_length(const uint8_t* p, size_t size, uint64_t* want) {
+  if (size < HEADER || memcmp(p, MAGIC, 8) != 0 || le32(p + 8) != 1) return 0;
+  const uint32_t dt = le32(p + 12);
+  const uint64_t ndim = le64(p + 16), n = le64(p + 24), total = le64(p + 32);
+  if ((dt != 1 && dt != 2) || ndim < 1 || ndim > MAX_NDIM) return 0;
+  const unsigned __int128 w = (unsigned __int128)HEADER + 8u * (unsigned __int128)ndim +
+                              8u * ((unsigned __int128)n + 1u) + 2u * (dt == 1 ? 4u : 8u) * (unsigned __int128)total + 8u;
+  if (w >> 64) return 0;
+  *want = (uint64_t)w;
+  return 1;
+}
+
+/* mpcf_pcfs_load of the bytes through a pipe: a stream, read as far as the
+ * header declares and no further, so it behaves as mpcf_pcfs_deserialize of
+ * that prefix (of all the bytes, when they are fewer or the header is
+ * invalid): the same status, the same data. A failure's message names the
+ * pipe; for a complete prefix it names the problem as for a file. */
+static void check_pipe(const uint8_t* p, size_t size, const char* what) {
+  char path[64];
+  const int fd = pipe_with(p, size, path, sizeof path);
+  if (fd < 0) return;
+  uint64_t want = 0;
+  size_t prefix = size;
+  if (declared_length(p, size, &want) && want < size) prefix = (size_t)want;
+  mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x5e17;
+  mpcf_pcfs* ref = sentinel;
+  const mpcf_status s = mpcf_pcfs_deserialize(p, prefix, &ref);
+  mpcf_pcfs* loaded = sentinel;
+  const mpcf_status l = mpcf_pcfs_load(path, &loaded);
+  close(fd);
+  FZ_CHECK(l == s, "%s: mpcf_pcfs_load through a pipe says %s, mpcf_pcfs_deserialize of its first %zu bytes %s",
+           what, mpcf_status_name(l), prefix, mpcf_status_name(s));
+  if (l != MPCF_OK) {
+    FZ_CHECK(loaded == sentinel, "%s: mpcf_pcfs_load through a pipe failed and still wrote *out", what);
+    const char* msg = mpcf_last_error_message();
+    FZ_CHECK(strstr(msg, path) != NULL, "%s: mpcf_pcfs_load through a pipe: the message does not name %s: %s", what,
+             path, msg);
+    const model m = read_model(p, prefix);
+    if (prefix == want || one_flag(m.bad, BAD_MAGIC)) check_message("mpcf_pcfs_load through a pipe", &m);
+  } else {
+    const model m = read_model(p, prefix);
+    check_same_data("mpcf_pcfs_load through a pipe", loaded, &m);
+    mpcf_pcfs_destroy(loaded);
+    mpcf_pcfs_destroy(ref);
+  }
+}
+
 /* ------------------------------------------------------------------ */
 /* One file                                                             */
 /* ------------------------------------------------------------------ */
@@ -442,6 +518,7 @@ static void check_file(const uint8_t* p, size_t size, const char* what) {
     mpcf_pcfs_destroy(loaded);
   }
   if (s == MPCF_OK) mpcf_pcfs_destroy(out);
+  check_pipe(p, size, what);
 }
 
 /* The argument errors of the file calls (the same for every input). */

@@ -497,6 +497,30 @@ def test_save_and_load_through_file_objects_and_pickle(rng):
     assert mpcf.load(io.BytesIO(single.getvalue())).shape == (1,)
 
 
+def test_save_and_load_paths_go_through_libmpcf(tmp_path):
+    # mpcf_pcfs_save's rules (mpcf.h): links followed, the mode kept,
+    # special files refused; bytes paths and names that are not UTF-8 work.
+    X = mpcf.PcfCollection([[(0, 1), (1, 0)], [(0, 2)]])
+    target = tmp_path / "target.mpcf"
+    mpcf.save(X, target)
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.mpcf"
+    link.symlink_to("target.mpcf")
+    mpcf.save(mpcf.PcfCollection([(0, 5)]), link)
+    assert link.is_symlink() and os.readlink(link) == "target.mpcf"
+    assert (target.stat().st_mode & 0o777) == 0o600
+    assert mpcf.load(target).to_list()[0].tolist() == [[0, 5]]
+    assert sorted(os.listdir(tmp_path)) == ["link.mpcf", "target.mpcf"]
+    odd = os.fsencode(str(tmp_path)) + b"/caf\xe9.mpcf"  # Latin-1, not UTF-8
+    mpcf.save(X, odd)
+    assert mpcf.load(odd).shape == (2,)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(mpcf.InvalidArgumentError, match="is a FIFO"):
+        mpcf.save(X, fifo)
+    assert fifo.is_fifo()
+
+
 def test_load_errors(tmp_path):
     good = reference_file((1,), [0, 2], [0, 1], [1, 0], np.float64)
     cases = {

@@ -57,6 +57,8 @@
  * Set to "until_wait" instead, a started task computes nothing until the
  * first mpcf_task_wait on it (or a cancel), then runs normally: tests use it
  * to act between an *_start call and the work (e.g. to overwrite an input).
+ * The hooks of mpcf_pcfs_save (MPCF_DEBUG_SAVE_STOP, MPCF_DEBUG_SAVE_NAMED)
+ * are documented there.
  */
 #ifndef MPCF_MPCF_H
 #define MPCF_MPCF_H
@@ -762,14 +764,62 @@ MPCF_API mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times,
  * validates the PCFs exactly as mpcf_pcfs_create does (MPCF_ERROR_INVALID_PCF,
  * naming function and breakpoint). */
 
-/** Writes the collection to the file `path` (UTF-8 / native encoding). The
- *  file is written under a temporary name next to it and renamed into place,
- *  so a failure never leaves a partial file (an existing file is replaced
- *  only on success). An I/O failure is MPCF_ERROR_INVALID_ARGUMENT with the
- *  system's reason. */
+/** Writes the collection to the file `path` (UTF-8 / native encoding).
+ *
+ *  What is written: symbolic links are followed, and the file they end at is
+ *  written (a dangling link creates its target; the links stay links). The
+ *  path (or the end of its links) must be a regular file or not exist: a
+ *  directory, FIFO, socket or device is refused (MPCF_ERROR_INVALID_ARGUMENT,
+ *  naming the path and what it is) and left as it is, and so is a file the
+ *  caller may not write, as open() for writing would decide (a read-only
+ *  file is not replaced, except by root). A file that is replaced keeps its
+ *  permission bits and, where the caller may set them (root), its owner and
+ *  group; ACLs and extended attributes are not copied, and its other hard
+ *  links keep the old content. A new file gets 0666 less the umask. Any
+ *  name the file system accepts can be written (nothing is added to the
+ *  final name).
+ *
+ *  How: the bytes go into a new file in the same directory, which is
+ *  synced to disk (fsync) and then renamed over the path; the directory is
+ *  synced before MPCF_OK is returned. So after MPCF_OK the file is complete
+ *  and durable; on failure, or if the process or the machine stops at any
+ *  point, the path holds either the old file or the new one, complete,
+ *  never a mix, never a partial file. On Linux the new file is unnamed
+ *  (O_TMPFILE) until it is complete, so a save that is killed leaves
+ *  nothing behind (except, killed in the instant between naming it and the
+ *  rename, a complete ".mpcf-save-XXXXXX"). On file systems without O_TMPFILE
+ *  the new file is written as ".mpcf-save-XXXXXX" (X: letters and digits) in
+ *  the target's directory; one left by a killed save never blocks a save,
+ *  and a later save to that directory removes it once it is stale: no
+ *  process holds it (each save keeps an flock on its temporary until it
+ *  ends) and it has not been written to for an hour. Such a file is never
+ *  removed while its save runs.
+ *
+ *  Errors: MPCF_ERROR_INVALID_ARGUMENT, a sentence that names the path and
+ *  the file the problem is about (the path, the end of its links, its
+ *  directory or the temporary file) with the system's reason; the path is
+ *  then as it was, with one exception, which the message states: the
+ *  directory failed to sync after the rename (the new file is in place but
+ *  may not survive a crash).
+ *
+ *  Testing hooks (read at each call; for tests of interrupted saves): with
+ *  the environment variable MPCF_DEBUG_SAVE_STOP set to a value other than
+ *  "" or "0", the call writes the first half of the file's bytes to its
+ *  temporary file and then kills its own process with SIGKILL. With
+ *  MPCF_DEBUG_SAVE_NAMED so set, it writes a named temporary, as on a file
+ *  system without O_TMPFILE. */
 MPCF_API mpcf_status mpcf_pcfs_save(const mpcf_pcfs* pcfs, const char* path);
 
-/** Reads a collection written by mpcf_pcfs_save (or mpcf_pcfs_serialize). */
+/** Reads a collection written by mpcf_pcfs_save (or mpcf_pcfs_serialize).
+ *  A regular file is checked against its length before it is read. Anything
+ *  else that can be opened for reading (a pipe, FIFO or device) is read as a
+ *  stream: its header is read and checked first (so /dev/zero is "not an
+ *  mpcf PCF file" at once), then exactly the length the header declares,
+ *  and nothing after it (what follows, if anything, is not checked); a
+ *  stream that ends sooner is "truncated: it ended early". Memory grows as
+ *  the bytes arrive, so a header that declares more than is sent costs
+ *  only what was sent. Opening a FIFO waits for a writer, as for any reader.
+ *  A directory is refused. */
 MPCF_API mpcf_status mpcf_pcfs_load(const char* path, mpcf_pcfs** out);
 
 /** Bytes of the file mpcf_pcfs_save would write. */

@@ -1,12 +1,13 @@
 """PCF collections in files: the mpcf PCF file format (version 1, described
-in the repository README, "Persistence barcodes, means and files"), through
-libmpcf's serialization, so the files are the ones the C API and the CLI
-read and write."""
+in the repository README, "Persistence barcodes, means and files"). Paths
+are written and read by libmpcf itself (mpcf_pcfs_save / mpcf_pcfs_load),
+file objects through its serialization, so the files and the promises about
+them are the C API's."""
 
 from __future__ import annotations
 
+import errno
 import os
-import secrets
 from typing import Any, Union
 
 import numpy as np
@@ -39,12 +40,20 @@ def from_bytes(data: Any, shape: Any = None, _name: str = "the buffer") -> PcfCo
         message = str(exc).replace("the buffer", _name, 1)
         raise type(exc)(message, exc.status, exc.status_name) from None
     dtype = _DTYPES[int(check(swig.mpcf_pcfs_dtype(handle)))]
-    if shape is None:
-        ndim = int(check(swig.mpcf_pcfs_ndim(handle)))
-        dims = np.zeros(ndim, dtype=np.uint64)
-        check(swig.mpcf_pcfs_shape(handle, address(dims), ndim))
-        shape = tuple(int(d) for d in dims)
-    return _finish(handle, tuple(shape), dtype)
+    return _finish(handle, _stored_shape(handle) if shape is None else tuple(shape), dtype)
+
+
+def _stored_shape(handle: Any) -> tuple:
+    ndim = int(check(swig.mpcf_pcfs_ndim(handle)))
+    dims = np.zeros(ndim, dtype=np.uint64)
+    check(swig.mpcf_pcfs_shape(handle, address(dims), ndim))
+    return tuple(int(d) for d in dims)
+
+
+def _fs_path(path: Any) -> str:
+    """A path as text for messages and checks (bytes paths decoded the way
+    the file system encodes them)."""
+    return os.fsdecode(os.fspath(path))
 
 
 def save(X: Any, path: Any) -> None:
@@ -56,14 +65,25 @@ def save(X: Any, path: Any) -> None:
     ----------
     X : PcfCollection or anything it accepts
         A collection of shape ``()`` is stored with shape ``(1,)``.
-    path : str, os.PathLike or a binary file object
-        A path is written through a temporary file in the same directory
-        and renamed into place, so a failure leaves no partial file.
+    path : str, bytes, os.PathLike or a binary file object
+        A path is written by libmpcf's ``mpcf_pcfs_save`` (mpcf.h states it
+        exactly): symbolic links are followed to the file they end at; a
+        replaced file keeps its permissions (and, for root, its owner); the
+        new content is written to a temporary file in the same directory,
+        synced to disk and renamed into place, so the path holds the old
+        file or the complete new one, never a partial file, even if the
+        process is killed. A directory, FIFO, socket or device (or a link
+        to one) and a read-only file are refused and left as they are.
 
     Raises
     ------
-    OSError
-        The file could not be written.
+    IsADirectoryError
+        The path is a directory.
+    FileNotFoundError
+        Its directory does not exist.
+    mpcf.InvalidArgumentError
+        Anything else that stops the save (a special file, no permission, a
+        full disk, ...); the message names the file and the reason.
 
     Examples
     --------
@@ -74,25 +94,21 @@ def save(X: Any, path: Any) -> None:
     ...     print(mpcf.load(path))
     PcfCollection(shape=(2,), dtype=float64, total_breakpoints=4)
     """
-    data = to_bytes(X)
     if hasattr(path, "write") and not isinstance(path, (str, bytes, os.PathLike)):
-        path.write(data)
+        path.write(to_bytes(X))
         return
-    target = os.fspath(path)
+    X = as_collection(X)
+    target = _fs_path(path)
+    # Python's own exceptions for the two common mistakes; every other rule
+    # is libmpcf's (its message names the file).
     if os.path.isdir(target):
-        raise IsADirectoryError(f"cannot save to '{target}': it is a directory")
-    # A fresh name next to the target, created with the usual permissions
-    # (0666 less the umask), renamed over the target once complete.
-    temp = f"{target}.mpcf-tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
+        raise IsADirectoryError(errno.EISDIR, f"cannot save to '{target}': it is a directory")
+    folder = os.path.dirname(os.path.realpath(target))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(
+            errno.ENOENT, f"cannot save to '{target}': its directory '{folder}' does not exist"
+        )
+    check(swig.mpcf_pcfs_save(X._handle, os.fspath(path)))
 
 
 def load(path: Any) -> PcfCollection:
@@ -100,7 +116,10 @@ def load(path: Any) -> PcfCollection:
 
     Parameters
     ----------
-    path : str, os.PathLike or a binary file object
+    path : str, bytes, os.PathLike or a binary file object
+        A path is read by libmpcf's ``mpcf_pcfs_load``: a regular file is
+        checked against its length; a pipe or device is read only as far
+        as its header declares.
 
     Returns
     -------
@@ -110,10 +129,11 @@ def load(path: Any) -> PcfCollection:
     Raises
     ------
     OSError
-        The file could not be read (FileNotFoundError, ...).
+        The file does not exist or cannot be accessed (FileNotFoundError,
+        PermissionError, ...), or is a directory (IsADirectoryError).
     mpcf.InvalidArgumentError
-        Not a PCF file, truncated or corrupt (the message says which, and
-        names the file).
+        Not a PCF file, truncated or corrupt, or unreadable (the message
+        says which, and names the file).
     mpcf.InvalidPcfError
         A well-formed file whose PCFs break the rules (named like any input).
 
@@ -128,10 +148,12 @@ def load(path: Any) -> PcfCollection:
     """
     if hasattr(path, "read") and not isinstance(path, (str, bytes, os.PathLike)):
         return from_bytes(path.read(), None, "the file object")
-    target = os.fspath(path)
-    with open(target, "rb") as f:
-        data = f.read()
-    return from_bytes(data, None, f"file '{target}'")
+    target = _fs_path(path)
+    os.stat(target)  # Python's own exception for a missing or inaccessible file
+    if os.path.isdir(target):
+        raise IsADirectoryError(errno.EISDIR, f"cannot load '{target}': it is a directory")
+    handle = check(swig.mpcf_pcfs_load(os.fspath(path)))
+    return _finish(handle, _stored_shape(handle), _DTYPES[int(check(swig.mpcf_pcfs_dtype(handle)))])
 
 
 __all__ = ["save", "load"]

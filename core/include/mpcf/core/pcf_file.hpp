@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,10 +56,15 @@ class Sink {
 class Source {
  public:
   virtual ~Source() = default;
-  // Fills `bytes` bytes or throws (the size was checked beforehand, so a
-  // short read means the file changed or could not be read).
-  virtual void read(void* data, std::size_t bytes) = 0;
+  // Reads up to `bytes` bytes into `data` and returns how many it read:
+  // fewer only at the end of the input. Throws InvalidArgument when the
+  // input cannot be read.
+  virtual std::size_t read(void* data, std::size_t bytes) = 0;
 };
+
+// The size to pass to read() for a pipe or device: known only from the
+// header.
+inline constexpr std::uint64_t kUnknownSize = std::numeric_limits<std::uint64_t>::max();
 
 template <typename T>
 void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data);
@@ -74,6 +80,13 @@ struct Loaded {
 // 'x.mpcf'", "the buffer"). Throws InvalidArgument for anything that is not
 // a well-formed file, and InvalidPcf (message starting with `what`) for
 // well-formed files whose PCFs break the rules.
+//
+// With size kUnknownSize (a pipe or device) it reads the header first,
+// checks it, and then reads exactly the length the header declares and
+// nothing beyond (so the bytes that follow, if any, are neither read nor
+// checked); an input that ends sooner is "truncated: it ended early". The
+// arrays then grow as their bytes arrive, so a header that declares a huge
+// collection and then ends allocates only what arrived.
 Loaded read(Source& source, std::uint64_t size, const std::string& what);
 
 }  // namespace mpcf::pcf_file
