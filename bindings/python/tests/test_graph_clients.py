@@ -118,6 +118,8 @@ def test_sklearn_estimators_agree_with_the_dense_route(rng):
                                                                            include_self=True))
     np.testing.assert_array_equal(labels, SpectralClustering(**sc).fit_predict(D))
     assert splits(labels)
+    S = mpcf.kneighbors_graph(X, 10, mode="distance", include_self=True, symmetric=True)
+    np.testing.assert_array_equal(SpectralClustering(**sc).fit_predict(S), labels)
 
     G = mpcf.kneighbors_graph(X, 31, mode="distance", include_self=True, symmetric=True)
     kept = G.copy()
