@@ -77,5 +77,30 @@ if [ -n "$need" ]; then
   "$py" -m pip install -q --disable-pip-version-check \
     $(echo "$need" | sed 's/scikit_build_core/scikit-build-core/; s/\byaml\b/pyyaml/; s/\bdask\b/dask[array]/') >&2
 fi
+
+# umap-learn and scikit-learn: the tests of mpcf.kneighbors_graph with the
+# clients its docstring names (bindings/python/tests/test_graph_clients.py;
+# they skip where these are missing). Pinned, so that CI runs the docstring's
+# examples against known versions; umap-learn brings numba, llvmlite and
+# pynndescent (wheels, about 25 s to install). Checked by installed version,
+# not by import: importing umap compiles its numba functions (about 20 s).
+pins="umap-learn==0.5.12 scikit-learn==1.9.1"
+pinned=$("$py" - $pins <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+for requirement in sys.argv[1:]:
+    name, wanted = requirement.split("==")
+    try:
+        installed = version(name)
+    except PackageNotFoundError:
+        installed = None
+    if installed != wanted:
+        print(requirement)
+PY
+)
+if [ -n "$pinned" ]; then
+  say "pip install" $pinned "(into $("$py" -c 'import sys; print(sys.prefix)'))"
+  "$py" -m pip install -q --disable-pip-version-check $pinned >&2
+fi
 [ $print_python = 1 ] && echo "$py"
 exit 0

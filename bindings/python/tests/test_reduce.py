@@ -121,6 +121,138 @@ def test_kneighbors_graph_convention(rng):
         mpcf.kneighbors_graph(X, 4, mode="weights")
 
 
+def reference_graph(D, k, include_self, symmetric):
+    """The kNN graph from the full matrix D as {(i, j): d}: neighbours by
+    (distance, index) (a stable argsort after sorting by index), the row's
+    own PCF first with include_self; the union with the transpose where
+    symmetric."""
+    n = D.shape[0]
+    edges = {}
+    for i in range(n):
+        others = np.array([j for j in range(n) if j != i])
+        order = others[np.argsort(D[i, others], kind="stable")]
+        chosen = ([i] + list(order[: k - 1])) if include_self else list(order[:k])
+        for j in chosen:
+            edges[(i, int(j))] = D[i, j]
+            if symmetric:
+                edges[(int(j), i)] = D[i, j]
+    return edges
+
+
+def graph_rows(G):
+    """Row i of a CSR matrix as its stored (column, value) pairs, in order."""
+    return [list(zip(G.indices[G.indptr[i]:G.indptr[i + 1]].tolist(),
+                     G.data[G.indptr[i]:G.indptr[i + 1]].tolist())) for i in range(G.shape[0])]
+
+
+@pytest.mark.parametrize("grid", [False, True], ids=["no-ties", "ties"])
+@pytest.mark.parametrize("include_self", [False, True])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_kneighbors_graph_against_brute_force(rng, grid, include_self, symmetric):
+    X = random_pcfs(rng, 37, max_m=4, grid=grid)
+    X.append(X[3].copy())  # an equal PCF: a stored zero off the diagonal
+    D = squareform(mpcf.pdist(X), checks=False)
+    k = 5
+    want = reference_graph(D, k, include_self, symmetric)
+    G = mpcf.kneighbors_graph(X, k, mode="distance", include_self=include_self, symmetric=symmetric)
+    assert G.format == "csr" and G.shape == (38, 38) and G.dtype == np.float64
+    rows = graph_rows(G)
+    got = {(i, j): v for i, row in enumerate(rows) for j, v in row}
+    assert sum(len(r) for r in rows) == len(got)  # no pair stored twice
+    assert got == want
+    for i, row in enumerate(rows):
+        # Rows ordered by (the PCF itself first,) distance, then column.
+        keys = [(j != i, v, j) for j, v in row]
+        assert keys == sorted(keys)
+        assert len(row) >= k
+        if not symmetric:
+            assert len(row) == k
+        assert (i in dict(row)) == include_self
+    if symmetric:
+        assert (G != G.T).nnz == 0
+        A, B = G.copy(), G.T.tocsr()
+        A.sort_indices()
+        B.sort_indices()
+        np.testing.assert_array_equal(A.indptr, B.indptr)
+        np.testing.assert_array_equal(A.indices, B.indices)  # explicit zeros too
+        np.testing.assert_array_equal(A.data, B.data)
+    # The equal pair (3, 37) is a stored 0 both ways, after the PCF itself.
+    assert got[(37, 3)] == 0 and (not symmetric or got[(3, 37)] == 0)
+    if include_self:
+        assert rows[37][:2] == [(37, 0.0), (3, 0.0)]
+    C = mpcf.kneighbors_graph(X, k, include_self=include_self, symmetric=symmetric)
+    assert np.all(C.data == 1.0)
+    np.testing.assert_array_equal(C.indices, G.indices)
+    np.testing.assert_array_equal(C.indptr, G.indptr)
+
+
+def test_kneighbors_graph_include_self_and_cross():
+    X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 4), (1, 0)]]
+    # 'auto' is scikit-learn's: True for connectivity, False for distance.
+    assert mpcf.kneighbors_graph(X, 2, include_self="auto").diagonal().tolist() == [1, 1, 1]
+    A = graph_rows(mpcf.kneighbors_graph(X, 2, mode="distance", include_self="auto"))
+    assert all(len(row) == 2 and i not in dict(row) for i, row in enumerate(A))
+    # k = 1 with include_self: the diagonal alone; k = n: every pair.
+    I = mpcf.kneighbors_graph(X, 1, mode="distance", include_self=True)
+    assert graph_rows(I) == [[(0, 0.0)], [(1, 0.0)], [(2, 0.0)]]
+    ones = mpcf.kneighbors_graph(X, 1, include_self=np.bool_(True))
+    assert graph_rows(ones) == [[(0, 1.0)], [(1, 1.0)], [(2, 1.0)]]
+    F = mpcf.kneighbors_graph(X, 3, mode="distance", include_self=True, symmetric=True)
+    np.testing.assert_array_equal(F.toarray(), squareform(mpcf.pdist(X)))
+    assert F.nnz == 9
+    # With Y: row i holds the k nearest of Y, shape (X.size, Y.size).
+    Q = [[(0, 3), (1, 0)], [(0, 0), (1, 0)]]
+    d, i = mpcf.knn(Q, 2, X)
+    C = mpcf.kneighbors_graph(Q, 2, X, mode="distance")
+    assert C.shape == (2, 3) and graph_rows(C) == [list(zip(i[r].tolist(), d[r].tolist())) for r in range(2)]
+    # float32 PCFs: a float32 graph, still exactly symmetric.
+    X32 = [np.asarray(x, dtype=np.float32) for x in random_pcfs(np.random.default_rng(1), 20)]
+    S = mpcf.kneighbors_graph(X32, 4, mode="distance", symmetric=True)
+    assert S.dtype == np.float32 and (S != S.T).nnz == 0
+
+
+def test_kneighbors_graph_bad_arguments():
+    X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 4), (1, 0)]]
+    Q = [[(0, 3), (1, 0)]]
+    with pytest.raises(ValueError, match="mode"):
+        mpcf.kneighbors_graph(X, 1, mode="weights")
+    with pytest.raises(ValueError, match="mode"):
+        mpcf.kneighbors_graph(X, 1, mode=None)
+    with pytest.raises(ValueError, match="include_self must be True, False or 'auto'"):
+        mpcf.kneighbors_graph(X, 1, include_self="yes")
+    for bad in (1, 0, None, 1.0, [True]):
+        with pytest.raises(TypeError, match="include_self must be True, False or 'auto'"):
+            mpcf.kneighbors_graph(X, 1, include_self=bad)
+    for bad in (1, None, "true", np.array([True])):
+        with pytest.raises(TypeError, match="symmetric must be True or False"):
+            mpcf.kneighbors_graph(X, 1, symmetric=bad)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        mpcf.kneighbors_graph(X, 2.0, include_self=True)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        mpcf.kneighbors_graph(X, True)
+    with pytest.raises(ValueError, match="k = 0; k must be at least 1"):
+        mpcf.kneighbors_graph(X, 0, include_self=True)
+    with pytest.raises(ValueError, match=r"k = 4 is more than the 3 PCFs in X \(with include_self"):
+        mpcf.kneighbors_graph(X, 4, include_self=True)
+    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other PCFs"):
+        mpcf.kneighbors_graph(X, 3)
+    with pytest.raises(ValueError, match="include_self=True .* needs Y=None"):
+        mpcf.kneighbors_graph(Q, 1, X, include_self=True)
+    with pytest.raises(ValueError, match="include_self=True .* needs Y=None"):
+        mpcf.kneighbors_graph(Q, 1, X, include_self="auto")  # 'auto' is True for connectivity
+    assert mpcf.kneighbors_graph(Q, 1, X, mode="distance", include_self="auto").shape == (1, 3)
+    with pytest.raises(ValueError, match="symmetric=True needs Y=None"):
+        mpcf.kneighbors_graph(Q, 1, X, symmetric=True)
+    # The arguments passed on to the library are checked also where k = 1
+    # with include_self computes no distance.
+    with pytest.raises(ValueError, match="p = 0.5 is not a valid exponent"):
+        mpcf.kneighbors_graph(X, 1, include_self=True, p=0.5)
+    with pytest.raises(ValueError, match="backend"):
+        mpcf.kneighbors_graph(X, 1, include_self=True, backend="gpu")
+    with pytest.raises(ValueError, match="window"):
+        mpcf.kneighbors_graph(X, 1, include_self=True, window=(1,))
+
+
 def dense_kernel(X, Y, kernel, p, sigma, window=None):
     if kernel == "l2":
         return mpcf.l2_kernel(X, Y if Y is not None else X, window=window).astype(np.float64)

@@ -11,7 +11,7 @@ shape or GPU count on one backend.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Optional, Sequence, Tuple
+from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -112,11 +112,58 @@ def knn(
     return distances, indices
 
 
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def _include_self(value: Any, mode: str) -> bool:
+    """scikit-learn's include_self: True, False or 'auto' (True for
+    mode='connectivity', False for mode='distance')."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"include_self must be True, False or 'auto', not {value!r}")
+        return mode == "connectivity"
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"include_self must be True, False or 'auto', not {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def _union_rows(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int,
+                self_first: bool) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The directed edges (rows, cols, vals) and their reverses, each pair
+    once with the smaller of its values (so (i, j) and (j, i) carry the same
+    number), ordered by row, then (self first if self_first,) distance, then
+    column. Returns (indptr, indices, data)."""
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    v = np.concatenate([vals, vals])
+    # Group equal (row, column) pairs; keep the smallest value of each. The
+    # two copies of a pair are one computed distance (libmpcf's knn finds
+    # d(i, j) once for both rows), so this only makes exactness explicit.
+    order = np.lexsort((v, c, r))
+    r, c, v = r[order], c[order], v[order]
+    first = np.ones(r.size, dtype=bool)
+    first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
+    r, c, v = r[first], c[first], v[first]
+    not_self = (r != c) if self_first else np.zeros(r.size, dtype=bool)
+    order = np.lexsort((c, v, not_self, r))
+    r, c, v = r[order], c[order], v[order]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=indptr[1:])
+    return indptr, c, v
+
+
 def kneighbors_graph(
     X: PcfsLike,
     k: int,
+    Y: Optional[PcfsLike] = None,
     *,
     mode: str = "connectivity",
+    include_self: Union[bool, str] = False,
+    symmetric: bool = False,
     p: float = 1,
     window: Optional[Sequence[float]] = None,
     backend: str = "auto",
@@ -125,34 +172,222 @@ def kneighbors_graph(
     progress: bool = False,
 ) -> Any:
     """The k-nearest-neighbour graph of X as a ``scipy.sparse.csr_matrix``,
-    in scikit-learn's ``kneighbors_graph`` convention (``include_self=False``):
-    row i holds its k neighbours, with the distance (``mode="distance"``,
-    explicit zeros kept) or 1.0 (``mode="connectivity"``). Usable by UMAP,
-    HDBSCAN and spectral clustering.
+    in the convention of scikit-learn's ``kneighbors_graph``; with
+    ``symmetric=True``, the symmetric form that UMAP and HDBSCAN ask of a
+    sparse ``metric="precomputed"`` matrix.
+
+    Row i holds the neighbours of X[i] from :func:`knn`, with the distance
+    (``mode="distance"``, explicit zeros kept: an equal PCF is a stored 0) or
+    1.0 (``mode="connectivity"``). The n x n matrix is never formed.
+
+    Parameters
+    ----------
+    X, Y : PcfCollection or anything it accepts
+        Without Y the graph is n x n (n = X.size) and the neighbours are
+        PCFs of X; with Y it is X.size x Y.size and row i holds the k
+        nearest PCFs of Y to X[i] (to predict new points with a model
+        fitted on a graph of Y).
+    k : int
+        Neighbours per row, as scikit-learn's ``n_neighbors``: 1 <= k <=
+        X.size - 1 (no Y), <= X.size (``include_self``), <= Y.size (Y).
+    mode : {"connectivity", "distance"}
+    include_self : bool or "auto"
+        As in ``sklearn.neighbors.kneighbors_graph``: True makes each PCF
+        the first of its own k neighbours (a stored 0.0 on the diagonal with
+        ``mode="distance"``, 1.0 with ``"connectivity"``), so a row holds the
+        PCF itself and its k - 1 nearest others; False (default) holds k
+        others; "auto" is True for ``mode="connectivity"`` and False for
+        ``"distance"``. Not with Y.
+    symmetric : bool
+        True: the union of the kNN graph and its transpose, entry (i, j)
+        stored where j is among the neighbours of i or i among those of j,
+        with d(X_i, X_j) (the same number both ways: the result equals its
+        transpose exactly, structure and values). A row then holds its own k
+        neighbours and possibly more. Not with Y.
+    p, window, backend, threads, devices, progress
+        As in :func:`mpcf.pdist`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Data of X's dtype. Each row is ordered by distance, then column
+        index, the PCF itself first where ``include_self``: scikit-learn's
+        neighbour estimators ask rows "sorted by row values" of a
+        precomputed sparse graph, and so take this one as it is. Column
+        indices are thus in general not sorted; UMAP and HDBSCAN sort them
+        themselves, in the matrix you pass where they need no dtype
+        conversion (UMAP works in float32, HDBSCAN in float64).
+
+    Raises
+    ------
+    ValueError
+        k out of range, mode not "connectivity" or "distance", include_self
+        a string other than "auto", include_self or symmetric with Y; as
+        :func:`knn` for p, window, backend.
+    TypeError
+        k not an integer, include_self or symmetric not a bool.
+
+    Notes
+    -----
+    Which graph each client wants, for n_neighbors = k (the examples below
+    run all of them):
+
+    * ``umap.UMAP(metric="precomputed", n_neighbors=k)``:
+      ``kneighbors_graph(X, k, mode="distance", include_self=True,
+      symmetric=True)``. umap-learn refuses a sparse matrix that is not
+      symmetric ("Sparse precomputed distance matrices should be
+      symmetrical!") and one with fewer than n_neighbors entries in a row
+      (its default n_neighbors is 15: pass it). On a dense matrix it counts
+      each point as its own first neighbour, as ``include_self`` does, so
+      from this graph it builds the same fuzzy graph, and embedding, as from
+      the full distance matrix (where there are no ties).
+    * ``KNeighborsClassifier(n_neighbors=k, metric="precomputed")`` (and
+      ``NearestNeighbors``, ``KNeighborsRegressor``): fit on
+      ``kneighbors_graph(X, k + 1, mode="distance", include_self=True)``
+      (as scikit-learn's ``KNeighborsTransformer`` makes it: ``predict(None)``
+      then drops each point itself); predict new PCFs Q with
+      ``kneighbors_graph(Q, k, X, mode="distance")``.
+    * ``sklearn.cluster.HDBSCAN(metric="precomputed", min_samples=m)``
+      (scikit-learn >= 1.3): ``symmetric=True`` (it checks),
+      ``include_self=True`` (its ``min_samples`` counts the point itself)
+      and k >= m (m defaults to ``min_cluster_size``). It refuses a graph
+      of several connected components: choose k large enough that the
+      graph is connected (``scipy.sparse.csgraph.connected_components``).
+      Pass ``copy=True``: it writes mutual reachability distances into the
+      matrix otherwise.
+    * ``SpectralClustering(affinity="precomputed_nearest_neighbors",
+      n_neighbors=k)``: ``kneighbors_graph(X, k, mode="distance",
+      include_self=True)``, as its ``affinity="nearest_neighbors"`` builds
+      on feature vectors; it symmetrises the graph itself.
+
+    None of them takes ``inf`` entries (the distance of PCFs whose
+    difference does not vanish at +inf).
+
+    Ties: the neighbours of a row are the k smallest by (distance, index),
+    as in :func:`knn`: among PCFs at the same distance the smaller index
+    wins, and with ``include_self`` the PCF itself comes before an equal
+    PCF (distance 0). scikit-learn's brute force on the dense matrix may
+    pick another of the tied PCFs, and UMAP re-sorts each row by distance
+    with an unstable sort: a tie at the k-th distance then makes another
+    neighbour set, as valid as this one. Without ties the graphs are the
+    same.
 
     Examples
     --------
-    >>> import mpcf
+    >>> import numpy as np, mpcf
     >>> X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 4), (1, 0)]]
     >>> G = mpcf.kneighbors_graph(X, 1, mode="distance")
     >>> G.toarray()
     array([[0., 1., 0.],
            [1., 0., 0.],
            [0., 2., 0.]])
+    >>> S = mpcf.kneighbors_graph(X, 2, mode="distance", include_self=True, symmetric=True)
+    >>> S.toarray()            # row 1 gets 2 from 2's list
+    array([[0., 1., 0.],
+           [1., 0., 2.],
+           [0., 2., 0.]])
+    >>> (S != S.T).nnz, S.nnz  # exactly symmetric; the zero diagonal is stored
+    (0, 7)
+
+    With its clients, on 60 step functions from two families (heights in
+    [1, 2) and in [8, 9)):
+
+    >>> rng = np.random.default_rng(0)
+    >>> heights = np.concatenate([rng.uniform(1, 2, 30), rng.uniform(8, 9, 30)])
+    >>> X = [[(0, h), (1, 0)] for h in heights]
+    >>> y = np.repeat([0, 1], 30)
+    >>> def split(labels):  # one label per family, a different one each, no noise
+    ...     a, b = set(labels[:30]), set(labels[30:])
+    ...     return len(a) == len(b) == 1 and a != b and -1 not in a | b
+
+    UMAP (umap-learn):
+
+    >>> import umap
+    >>> G = mpcf.kneighbors_graph(X, 10, mode="distance", include_self=True, symmetric=True)
+    >>> E = umap.UMAP(metric="precomputed", n_neighbors=10, random_state=0).fit_transform(G)
+    >>> E.shape
+    (60, 2)
+
+    k-nearest-neighbour classification (scikit-learn):
+
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> clf = KNeighborsClassifier(n_neighbors=5, metric="precomputed")
+    >>> clf = clf.fit(mpcf.kneighbors_graph(X, 6, mode="distance", include_self=True), y)
+    >>> bool((clf.predict(None) == y).all())   # each PCF by its 5 nearest others
+    True
+    >>> Q = [[(0, 1.5), (1, 0)], [(0, 8.5), (1, 0)], [(0, 3), (1, 0)]]
+    >>> clf.predict(mpcf.kneighbors_graph(Q, 5, X, mode="distance"))
+    array([0, 1, 0])
+
+    HDBSCAN (scikit-learn >= 1.3) on a connected graph (k = 31 reaches
+    across the families of 30):
+
+    >>> from sklearn.cluster import HDBSCAN
+    >>> G = mpcf.kneighbors_graph(X, 31, mode="distance", include_self=True, symmetric=True)
+    >>> split(HDBSCAN(min_cluster_size=15, metric="precomputed", copy=True).fit_predict(G))
+    True
+
+    Spectral clustering (scikit-learn):
+
+    >>> from sklearn.cluster import SpectralClustering
+    >>> sc = SpectralClustering(n_clusters=2, affinity="precomputed_nearest_neighbors",
+    ...                         n_neighbors=10, random_state=0)
+    >>> split(sc.fit_predict(mpcf.kneighbors_graph(X, 10, mode="distance", include_self=True)))
+    True
     """
     from scipy.sparse import csr_matrix
 
-    if mode not in ("connectivity", "distance"):
+    if not isinstance(mode, str) or mode not in ("connectivity", "distance"):
         raise ValueError(f"mode must be 'connectivity' or 'distance', not {mode!r}")
+    self_loops = _include_self(include_self, mode)
+    symmetric = _flag(symmetric, "symmetric")
     X = as_collection(X)
-    d, i = knn(X, k, p=p, window=window, backend=backend, threads=threads, devices=devices,
-               progress=progress)
+    Yc = as_collection(Y, None, X.dtype) if Y is not None else None
+    if Yc is not None and self_loops:
+        raise ValueError(
+            "include_self=True (or 'auto' with mode='connectivity') needs Y=None: the rows of "
+            "X against Y have no self")
+    if Yc is not None and symmetric:
+        raise ValueError("symmetric=True needs Y=None: the graph of X against Y is not square")
+    k = _count(k, "k")
     n = X.size
-    d = d.reshape(n, -1)
-    i = i.reshape(n, -1)
-    data = d.ravel() if mode == "distance" else np.ones(n * i.shape[1], dtype=X.dtype)
-    indptr = np.arange(0, n * i.shape[1] + 1, i.shape[1], dtype=np.int64)
-    return csr_matrix((data, i.ravel(), indptr), shape=(n, n))
+    if self_loops:
+        # scikit-learn's include_self=True: each PCF is the first of its own
+        # k neighbours, so k - 1 others.
+        if k < 1:
+            raise ValueError(f"k = {k}; k must be at least 1")
+        if k > n:
+            raise ValueError(
+                f"k = {k} is more than the {n} PCFs in X (with include_self=True each PCF is the "
+                "first of its own k neighbours)")
+        others = k - 1
+    else:
+        others = k
+    if others > 0:
+        d, i = knn(X, others, Yc, p=p, window=window, backend=backend, threads=threads,
+                   devices=devices, progress=progress)
+        d = d.reshape(n, others)
+        i = i.reshape(n, others)
+    else:  # include_self with k = 1: the diagonal alone (the arguments still checked)
+        p = exponent(p)
+        if not p >= 1:
+            raise ValueError(f"p = {p} is not a valid exponent; p must be >= 1 (or float('inf'))")
+        make_options(window, backend, threads, devices)
+        d = np.empty((n, 0), dtype=X.dtype)
+        i = np.empty((n, 0), dtype=np.int64)
+    if self_loops:
+        d = np.concatenate([np.zeros((n, 1), dtype=X.dtype), d], axis=1)
+        i = np.concatenate([np.arange(n, dtype=np.int64)[:, None], i], axis=1)
+    columns = Yc.size if Yc is not None else n
+    if symmetric:
+        rows = np.repeat(np.arange(n, dtype=np.int64), i.shape[1])
+        indptr, indices, data = _union_rows(rows, i.ravel(), d.ravel(), n, self_loops)
+    else:
+        indptr = np.arange(0, n * i.shape[1] + 1, i.shape[1], dtype=np.int64)
+        indices, data = i.ravel(), d.ravel()
+    if mode == "connectivity":
+        data = np.ones(indices.size, dtype=X.dtype)
+    return csr_matrix((data, indices, indptr), shape=(n, columns))
 
 
 def _kernel_args(kernel: str, p: Optional[float], sigma: float) -> Tuple[int, float, float]:
