@@ -25,7 +25,7 @@ if has build; then
   # back to nvcc's default (sm_75 PTX, JIT-compiled on the H200).
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPCF_BUILD_PYTHON=OFF \
     -DMPCF_BUILD_R=OFF -DMPCF_BUILD_CLI=OFF -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" 2>&1 | tee "$logs/configure.log" | tail -3 || exit 1
-  targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals test_gpu_reduce"
+  targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals test_gpu_reduce test_callbacks gpu_fingerprint"
   if [ -n "$(ninja -C "$build" -t targets all 2>/dev/null | grep '^bench_gpu:')" ]; then
     targets="$targets bench_gpu"
   fi
@@ -42,8 +42,10 @@ if has sanitize; then
   san() {
     local tool=$1 prog=$2
     echo "== compute-sanitizer --tool $tool $prog (MPCF_GPU_TEST_SMALL=1)"
+    local path="$build/tests/gpu/$prog"
+    [ -x "$path" ] || path="$build/tests/capi/$prog"
     MPCF_GPU_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --report-api-errors no \
-      --error-exitcode 99 ${3:-} "$build/tests/gpu/$prog" 2>&1 | tail -25
+      --error-exitcode 99 ${3:-} "$path" ${4:-} 2>&1 | tail -25
     echo "== exit code ${PIPESTATUS[0]}"
   }
   {
@@ -54,6 +56,8 @@ if has sanitize; then
     san racecheck test_gpu_internals
     san racecheck test_gpu_blocks
     san racecheck test_gpu_reduce
+    san memcheck test_callbacks "--leak-check full" cuda
+    san racecheck test_callbacks "" cuda
   } 2>&1 | tee "$logs/sanitizer.log"
   grep -q "exit code [^0]" "$logs/sanitizer.log" && status=1
 fi
