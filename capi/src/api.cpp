@@ -100,9 +100,12 @@ template <typename T>
 double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
                   OperationSpec spec, const mpcf_options& o) {
   // Objects i and j (single functions when K = 1: the bits of integrate_pair).
-  return mpcf::dispatch_operation<T>(spec, [&](auto op) {
-    const mpcf::PcfObjectPair<T, decltype(op)> value{
-        X->get<T>(), Y->get<T>(), static_cast<std::uint32_t>(X->components()), window_of<T>(o), op};
+  return mpcf::dispatch_function_operation<T>(X->linear(), spec, [&](auto op, auto linear) {
+    using Op = decltype(op);
+    using Pair = std::conditional_t<decltype(linear)::value, mpcf::PlfObjectPair<T, Op>,
+                                    mpcf::PcfObjectPair<T, Op>>;
+    const Pair value{X->get<T>(), Y->get<T>(), static_cast<std::uint32_t>(X->components()),
+                     window_of<T>(o), op};
     return static_cast<double>(value(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
   });
 }
@@ -124,12 +127,14 @@ void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::u
                                   : pair_value<double>(X, i, Y, j, spec, o);
 }
 
-// f against the one-point function *g, continuing `acc`.
-template <bool Windowed, typename T, typename Op>
+// f against the one-point function *g, continuing `acc`, by the walk of
+// the function type.
+template <bool Windowed, bool Linear, typename T, typename Op>
 mpcf::op_acc_t<Op> accumulate_pair(const mpcf::PcfPoint<T>* f, std::uint64_t nf,
                                    const mpcf::PcfPoint<T>* g, const mpcf::Window<T>& w,
                                    const Op& op, mpcf::op_acc_t<Op> acc) {
-  mpcf::PairWalk<Windowed, T, Op> walk;
+  std::conditional_t<Linear, mpcf::PlfPairWalk<Windowed, T, Op>, mpcf::PairWalk<Windowed, T, Op>>
+      walk;
   walk.init(f, static_cast<std::uint32_t>(nf), g, 1u, op);
   walk.continue_from(acc);
   return walk.accumulate(w.a, w.b, op);
@@ -141,8 +146,9 @@ void norms(const mpcf_pcfs* X, OperationSpec spec, void* out, const mpcf_options
   T* dst = static_cast<T*>(out);
   const std::size_t K = static_cast<std::size_t>(X->components());
   const mpcf::Window<T> w = window_of<T>(o);
-  mpcf::dispatch_operation<T>(spec, [&](auto op) {
+  mpcf::dispatch_function_operation<T>(X->linear(), spec, [&](auto op, auto linear) {
     using Op = decltype(op);
+    constexpr bool kLinear = decltype(linear)::value;
     for (std::size_t obj = 0; obj < static_cast<std::size_t>(X->objects()); ++obj) {
       // The distance to the zero object: each component against the zero
       // function (one breakpoint of value 0), in one accumulator.
@@ -150,8 +156,9 @@ void norms(const mpcf_pcfs* X, OperationSpec spec, void* out, const mpcf_options
       for (std::size_t k = 0; k < K; ++k) {
         const std::size_t i = obj * K + k;
         const mpcf::PcfPoint<T> zero{d.data_of(i)[0].t, T(0)};
-        acc = w.is_whole_line() ? accumulate_pair<false>(d.data_of(i), d.size_of(i), &zero, w, op, acc)
-                                : accumulate_pair<true>(d.data_of(i), d.size_of(i), &zero, w, op, acc);
+        acc = w.is_whole_line()
+                  ? accumulate_pair<false, kLinear>(d.data_of(i), d.size_of(i), &zero, w, op, acc)
+                  : accumulate_pair<true, kLinear>(d.data_of(i), d.size_of(i), &zero, w, op, acc);
       }
       dst[obj] = op.finalize(acc);
     }

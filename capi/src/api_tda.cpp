@@ -145,19 +145,26 @@ std::uint64_t serialized_size(const mpcf_pcfs* pcfs) {
                                    pcfs->dtype == MPCF_FLOAT32 ? 4 : 8);
 }
 
+std::uint32_t file_type(const mpcf_pcfs* pcfs) {
+  return pcfs->linear() ? mpcf::pcf_file::kPiecewiseLinear : mpcf::pcf_file::kPiecewiseConstant;
+}
+
 void write_file(mpcf::pcf_file::Sink& sink, const mpcf_pcfs* pcfs) {
   if (pcfs->dtype == MPCF_FLOAT32) {
-    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f32->data());
+    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f32->data(), file_type(pcfs));
   } else {
-    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f64->data());
+    mpcf::pcf_file::write(sink, pcfs->shape, pcfs->f64->data(), file_type(pcfs));
   }
 }
 
 mpcf_pcfs* handle_of(mpcf::pcf_file::Loaded loaded) {
+  const mpcf_function_type type = loaded.functionType == mpcf::pcf_file::kPiecewiseLinear
+                                      ? MPCF_PIECEWISE_LINEAR
+                                      : MPCF_PIECEWISE_CONSTANT;
   if (loaded.dtype == mpcf::pcf_file::kFloat32) {
-    return new_handle<float>(std::move(loaded.f32), std::move(loaded.shape));
+    return new_handle<float>(std::move(loaded.f32), std::move(loaded.shape), type);
   }
-  return new_handle<double>(std::move(loaded.f64), std::move(loaded.shape));
+  return new_handle<double>(std::move(loaded.f64), std::move(loaded.shape), type);
 }
 
 void save(const mpcf_pcfs* pcfs, const std::string& path) {

@@ -13,11 +13,17 @@ std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionCo
   if (!request.x || !request.y || !request.consumer) {
     throw std::logic_error("make_cpu_work: incomplete request");
   }
-  if (request.linear) {
-    // Replaced by the PLF walk in the commit that brings it.
-    throw InvalidArgument("piecewise linear functions cannot be computed by this build yet");
-  }
   const OperationSpec spec = request.op;
+  if (request.linear) {
+    // Piecewise linear functions: one pair at a time (the PLF walk has no
+    // SIMD lanes yet), single functions or objects alike.
+    return dispatch_plf_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
+      using Op = decltype(op);
+      PlfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
+      return std::make_unique<CpuPairValueTask<T, PlfObjectPair<T, Op>>>(std::move(request),
+                                                                         std::move(value), cfg);
+    });
+  }
   return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
     using Op = decltype(op);
     if (request.components > 1) {

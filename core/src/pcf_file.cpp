@@ -177,12 +177,19 @@ std::uint64_t file_size(std::uint64_t ndim, std::uint64_t n, std::uint64_t total
 }
 
 template <typename T>
-void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data) {
+void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data,
+           std::uint32_t functionType) {
   Writer w(sink);
   w.bytes(kMagic, sizeof kMagic);
-  w.scalar<std::uint32_t>(kVersion);
+  const bool linear = functionType == kPiecewiseLinear;
+  w.scalar<std::uint32_t>(linear ? 2 : 1);
   w.scalar<std::uint32_t>(sizeof(T) == 4 ? kFloat32 : kFloat64);
-  w.scalar<std::uint64_t>(shape.size());
+  if (linear) {
+    w.scalar<std::uint32_t>(static_cast<std::uint32_t>(shape.size()));
+    w.scalar<std::uint32_t>(kPiecewiseLinear);
+  } else {
+    w.scalar<std::uint64_t>(shape.size());
+  }
   w.scalar<std::uint64_t>(data.count());
   w.scalar<std::uint64_t>(data.total_elements());
   w.elements(shape.data(), shape.size());
@@ -210,9 +217,10 @@ void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataMan
   w.scalar<std::uint64_t>(hash);
 }
 
-template void write<float>(Sink&, const std::vector<std::uint64_t>&, const PcfDataManager<float>&);
+template void write<float>(Sink&, const std::vector<std::uint64_t>&, const PcfDataManager<float>&,
+                           std::uint32_t);
 template void write<double>(Sink&, const std::vector<std::uint64_t>&,
-                            const PcfDataManager<double>&);
+                            const PcfDataManager<double>&, std::uint32_t);
 
 Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   static const std::string kMagicText = "89 4D 50 43 46 0D 0A 1A";
@@ -236,9 +244,9 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
   if (r.size_known() && size < kHeaderBytes) throw InvalidArgument(too_short_for_header(size));
   r.on_stream_end(too_short_for_header);
   const auto version = r.scalar<std::uint32_t>();
-  if (version != kVersion) {
+  if (version != 1 && version != 2) {
     throw InvalidArgument(what + " has format version " + std::to_string(version) +
-                          "; this libmpcf reads version " + std::to_string(kVersion) +
+                          "; this libmpcf reads versions 1 and 2" +
                           (version > kVersion ? " (the file was written by a newer libmpcf)" : ""));
   }
   Loaded out;
@@ -247,7 +255,17 @@ Loaded read(Source& source, std::uint64_t size, const std::string& what) {
     throw InvalidArgument(what + " is corrupt: its dtype code is " + std::to_string(out.dtype) +
                           " (1 = float32, 2 = float64)");
   }
-  const auto ndim = r.scalar<std::uint64_t>();
+  // Version 1: a uint64 ndim; version 2: a uint32 ndim and the function type.
+  std::uint64_t ndim = r.scalar<std::uint64_t>();
+  if (version == 2) {
+    out.functionType = static_cast<std::uint32_t>(ndim >> 32);
+    ndim &= 0xffffffffu;
+    if (out.functionType != kPiecewiseConstant && out.functionType != kPiecewiseLinear) {
+      throw InvalidArgument(what + " is corrupt: its function type code is " +
+                            std::to_string(out.functionType) +
+                            " (1 = piecewise constant, 2 = piecewise linear)");
+    }
+  }
   const auto n = r.scalar<std::uint64_t>();
   const auto total = r.scalar<std::uint64_t>();
   if (ndim < 1 || ndim > kMaxNdim) {

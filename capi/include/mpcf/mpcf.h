@@ -752,13 +752,17 @@ MPCF_API mpcf_status mpcf_pcfs_offsets(const mpcf_pcfs* pcfs,
 MPCF_API mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times,
                                            void* values, uint64_t capacity);
 
-/* Files. A collection, with its shape and dtype, is saved in the mpcf PCF
- * file format, version 1 (README.md, "Persistence barcodes, means and
+/* Files. A collection, with its shape, dtype and function type, is saved
+ * in the mpcf file format (README.md, "Persistence barcodes, means and
  * files", states it byte by byte): little-endian; the magic bytes
- * 89 4D 50 43 46 0D 0A 1A, uint32 version 1, uint32 dtype (1 float32,
- * 2 float64), uint64 ndim, uint64 n, uint64 total breakpoints, ndim uint64
- * shape, n + 1 uint64 offsets, total times, total values, and the uint64
- * FNV-1a hash of all the bytes before it. Loading checks every field, the
+ * 89 4D 50 43 46 0D 0A 1A, uint32 version, uint32 dtype (1 float32,
+ * 2 float64), then in version 1 (collections of PCFs, as every libmpcf
+ * wrote and reads them) uint64 ndim, in version 2 (collections of PLFs)
+ * uint32 ndim and uint32 function type (1 piecewise constant, 2 piecewise
+ * linear); then uint64 n, uint64 total breakpoints, ndim uint64 shape,
+ * n + 1 uint64 offsets, total times, total values, and the uint64 FNV-1a
+ * hash of all the bytes before it. Both versions load. The component axis
+ * (mpcf_pcfs_set_component_axis) is not saved. Loading checks every field, the
  * length and the hash (MPCF_ERROR_INVALID_ARGUMENT, naming the problem:
  * "not an mpcf PCF file", "truncated", "corrupt", an unreadable file), then
  * validates the PCFs exactly as mpcf_pcfs_create does (MPCF_ERROR_INVALID_PCF,

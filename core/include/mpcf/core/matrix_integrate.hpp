@@ -25,6 +25,7 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
+#include "mpcf/core/plf_walk.hpp"
 #include "mpcf/core/simd_walk.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/core/walk.hpp"
@@ -385,10 +386,12 @@ class CpuPairValueTask final : public Work {
   CpuExecutionConfig cfg_;
 };
 
-// The value of a pair of objects of K piecewise constant components: the
-// components' walks share one accumulator, finalized once.
-template <typename T, typename Op>
-struct PcfObjectPair {
+// The value of a pair of objects of K components (K = 1: single functions),
+// walked by Walk (PairWalk for piecewise constant functions, PlfPairWalk
+// for piecewise linear ones): the components' walks share one accumulator,
+// finalized once. For K = 1 the bits of integrate_pair / integrate_plf_pair.
+template <typename T, typename Op, template <bool, typename, typename> class Walk>
+struct ObjectPair {
   std::shared_ptr<const PcfCollection<T>> x, y;
   std::uint32_t K;
   Window<T> w;
@@ -406,7 +409,7 @@ struct PcfObjectPair {
     op_acc_t<Op> acc = op.init();
     for (std::uint32_t k = 0; k < K; ++k) {
       const std::size_t fi = i * K + k, gj = j * K + k;
-      PairWalk<Windowed, T, Op> walk;
+      Walk<Windowed, T, Op> walk;
       walk.init(dx.data_of(fi), static_cast<std::uint32_t>(dx.size_of(fi)), dy.data_of(gj),
                 static_cast<std::uint32_t>(dy.size_of(gj)), op);
       walk.continue_from(acc);
@@ -415,6 +418,21 @@ struct PcfObjectPair {
     return op.finalize(acc);
   }
 };
+
+template <typename T, typename Op>
+using PcfObjectPair = ObjectPair<T, Op, PairWalk>;
+template <typename T, typename Op>
+using PlfObjectPair = ObjectPair<T, Op, PlfPairWalk>;
+
+// An operation spec's functor for the request's function type, handed to fn
+// with a tag saying which walk it takes.
+template <typename T, typename Fn>
+decltype(auto) dispatch_function_operation(bool linear, const OperationSpec& spec, Fn&& fn) {
+  if (linear) {
+    return dispatch_plf_operation<T>(spec, [&](auto op) { return fn(op, std::true_type{}); });
+  }
+  return dispatch_operation<T>(spec, [&](auto op) { return fn(op, std::false_type{}); });
+}
 
 // The CPU work of a request (the operation functor chosen here).
 template <typename T>

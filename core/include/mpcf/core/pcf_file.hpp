@@ -1,11 +1,21 @@
-// The mpcf PCF file format (version 1): a collection of PCFs with its tensor
-// shape, in one binary file. All integers and floats are little-endian.
+// The mpcf file format (versions 1 and 2): a collection of PCFs or PLFs
+// with its tensor shape, in one binary file. All integers and floats are
+// little-endian.
 //
 //   offset        size              field
 //   0             8                 magic 89 4D 50 43 46 0D 0A 1A ("\x89MPCF\r\n\x1a")
-//   8             4                 uint32 format version (1)
+//   8             4                 uint32 format version (1 or 2)
 //   12            4                 uint32 dtype: 1 = float32, 2 = float64
-//   16            8                 uint64 ndim, 1..32
+//   16            8                 version 1: uint64 ndim, 1..32 (the
+//                                   functions are piecewise constant);
+//                                   version 2: uint32 ndim, 1..32, then
+//                                   uint32 function type: 1 = piecewise
+//                                   constant, 2 = piecewise linear
+//
+// Collections of PCFs are written as version 1, so that every libmpcf reads
+// them (a version-1 file is a version-2 file of type 1 read as one uint64);
+// collections of PLFs as version 2. The rest of the layout is the same:
+//
 //   24            8                 uint64 n, the number of functions
 //   32            8                 uint64 total, the number of breakpoints
 //   40            8 * ndim          uint64 shape (row-major; product = n)
@@ -37,7 +47,9 @@
 namespace mpcf::pcf_file {
 
 inline constexpr unsigned char kMagic[8] = {0x89, 'M', 'P', 'C', 'F', '\r', '\n', 0x1a};
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;  // the newest version read
+inline constexpr std::uint32_t kPiecewiseConstant = 1;
+inline constexpr std::uint32_t kPiecewiseLinear = 2;
 inline constexpr std::uint32_t kFloat32 = 1;
 inline constexpr std::uint32_t kFloat64 = 2;
 inline constexpr std::uint64_t kHeaderBytes = 40;
@@ -66,11 +78,15 @@ class Source {
 // header.
 inline constexpr std::uint64_t kUnknownSize = std::numeric_limits<std::uint64_t>::max();
 
+// functionType: kPiecewiseConstant (written as version 1) or
+// kPiecewiseLinear (version 2).
 template <typename T>
-void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data);
+void write(Sink& sink, const std::vector<std::uint64_t>& shape, const PcfDataManager<T>& data,
+           std::uint32_t functionType = kPiecewiseConstant);
 
 struct Loaded {
   std::uint32_t dtype = 0;  // kFloat32 or kFloat64
+  std::uint32_t functionType = kPiecewiseConstant;
   std::vector<std::uint64_t> shape;
   std::shared_ptr<const PcfCollection<float>> f32;
   std::shared_ptr<const PcfCollection<double>> f64;

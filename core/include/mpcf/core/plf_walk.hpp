@@ -124,7 +124,15 @@ struct PlfPairWalk {
   }
 
   // Runs the rest of the walk and returns op.finalize(accumulated value).
-  MPCF_HD T finish(T a, T b, const Op& op) {
+  MPCF_HD T finish(T a, T b, const Op& op) { return op.finalize(accumulate(a, b, op)); }
+
+  // After init: accumulate into `previous` (an earlier component's sum;
+  // DESIGN §11).
+  MPCF_HD void continue_from(op_acc_t<Op> previous) { acc = previous; }
+
+  // Runs the rest of the walk and returns the accumulated value, not
+  // finalized (the components of an object share one accumulator).
+  MPCF_HD op_acc_t<Op> accumulate(T a, T b, const Op& op) {
     while (both_active()) step(a, b, op);
     // Only f has breakpoints left; g keeps its last value.
     while (i < nf) {
@@ -148,7 +156,7 @@ struct PlfPairWalk {
     // window (always: it is the one piece an infinite window end reaches).
     const T inf = std::numeric_limits<T>::infinity();
     acc = detail::plf_fold_piece<true>(acc, op, t, inf, fv, fv, gv, gv, f, i, nf, g, j, ng, a, b);
-    return op.finalize(acc);
+    return acc;
   }
 };
 
