@@ -18,7 +18,8 @@
 //
 // Per block, on the host: the block's rows and columns are sorted by length
 // (longest first, ties by index) and the sorted layout's offsets computed
-// (BlockLayoutPlan); on the GPU: pcf_layout_kernel builds the layout and
+// (BlockLayoutPlan, block_layout_plan.hpp, with the PCF kernels' tile
+// width); on the GPU: pcf_layout_kernel builds the layout and
 // pcf_ring_kernel or pcf_tiled_kernel (PcfKernel) computes, one launch per
 // class of tile sizes (tiles of similar size share a launch, so shared
 // memory is reserved for what a launch needs; tiles too large for shared
@@ -48,6 +49,7 @@
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/core/block_consumer.hpp"
+#include "mpcf/cuda/block_layout_plan.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
@@ -55,95 +57,6 @@
 #include "mpcf/cuda/slice_pool.hpp"
 
 namespace mpcf::cuda {
-
-// The host half of a block's sorted layout: all offsets are in points of
-// the device arrays, 32-bit. Plain data, filled by plan_block_layout.
-struct BlockLayoutPlan {
-  PairSelection selection = PairSelection::All;
-  std::uint32_t nRows = 0;
-  std::uint32_t nCols = 0;
-  std::uint32_t nTiles = 0;
-  std::vector<std::uint32_t> rowOrder;     // nRows
-  std::vector<std::uint32_t> rowOffsets;   // nRows + 1
-  std::vector<std::uint32_t> colOrder;     // nTiles * kTileCols
-  std::vector<std::uint32_t> colLength;    // nTiles * kTileCols
-  std::vector<std::uint32_t> tileOffsets;  // nTiles + 1
-  std::vector<std::uint32_t> launchEnds;   // the kernel launches: tiles [previous end, end)
-};
-
-// Sorts `count` functions starting at `first` by length, longest first, ties
-// by index (deterministic).
-template <typename Manager>
-void sort_by_length(const Manager& m, std::size_t first, std::size_t count,
-                    std::vector<std::uint32_t>& order) {
-  order.resize(count);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    return m.size_of(first + x) > m.size_of(first + y);
-  });
-}
-
-// Which pairs a block computes, given the skip mode: every pair when the
-// block lies wholly in the kept triangle, the sorted triangle when rows and
-// columns are the same functions, else a test per pair.
-inline PairSelection select_pairs(const BlockInfo& block, TriangleSkipMode skip, bool sameData) {
-  // Every pair is kept when the block's most restrictive one, its first row
-  // against its last column, is.
-  if (pair_kept(block.rows.first, block.cols.last, skip)) return PairSelection::All;
-  if (sameData && block.rows == block.cols) return PairSelection::SortedTriangle;
-  return PairSelection::ByIndex;
-}
-
-template <typename RowManager, typename ColManager>
-void plan_block_layout(const RowManager& rows, const ColManager& cols, const BlockInfo& block,
-                       PairSelection selection, BlockLayoutPlan& p) {
-  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
-  p.selection = selection;
-  p.nRows = static_cast<std::uint32_t>(block.n_rows());
-  p.nCols = static_cast<std::uint32_t>(block.n_cols());
-  p.nTiles = (p.nCols + C - 1) / C;
-  sort_by_length(rows, block.rows.first, p.nRows, p.rowOrder);
-  p.rowOffsets.resize(p.nRows + 1);
-  std::uint64_t at = 0;
-  for (std::uint32_t r = 0; r < p.nRows; ++r) {
-    p.rowOffsets[r] = static_cast<std::uint32_t>(at);
-    at += rows.size_of(block.rows.first + p.rowOrder[r]) + 1;
-  }
-  p.rowOffsets[p.nRows] = static_cast<std::uint32_t>(at);
-  if (selection == PairSelection::SortedTriangle) {
-    p.colOrder = p.rowOrder;
-  } else {
-    sort_by_length(cols, block.cols.first, p.nCols, p.colOrder);
-  }
-  p.colOrder.resize(std::size_t(p.nTiles) * C, 0u);
-  p.colLength.assign(std::size_t(p.nTiles) * C, 0u);
-  for (std::uint32_t c = 0; c < p.nCols; ++c) {
-    p.colLength[c] = static_cast<std::uint32_t>(cols.size_of(block.cols.first + p.colOrder[c]));
-  }
-  p.tileOffsets.resize(p.nTiles + 1);
-  at = 0;
-  for (std::uint32_t q = 0; q < p.nTiles; ++q) {
-    p.tileOffsets[q] = static_cast<std::uint32_t>(at);
-    at += std::uint64_t(C) * (p.colLength[q * C] + 1);  // the first column is the longest
-  }
-  p.tileOffsets[p.nTiles] = static_cast<std::uint32_t>(at);
-}
-
-// Points the sorted layout of any block of up to maxRows x maxCols needs:
-// rows with a sentinel each; tiles padded to their longest column plus a
-// sentinel. Tiles are sorted by length, so each tile's depth is at most the
-// shortest column of the tile before it: the padding adds at most one tile
-// of the longest function.
-template <typename Manager>
-std::uint64_t layout_row_points(const Manager& m, std::size_t maxRows) {
-  return m.max_subset_elements(maxRows) + maxRows;
-}
-template <typename Manager>
-std::uint64_t layout_tile_points(const Manager& m, std::size_t maxCols, std::uint64_t longest) {
-  constexpr std::uint64_t C = PcfTileGeometry::kTileCols;
-  const std::uint64_t tiles = (maxCols + C - 1) / C;
-  return m.max_subset_elements(maxCols) + C * longest + C * tiles;
-}
 
 // Which block kernel computes the staged tiles: Auto is the faster one for
 // the type (measured on an H200: Ring for float64, Tiled for float32);
@@ -238,13 +151,17 @@ class PcfBlockOp {
     std::uint64_t smCount = 1;
   };
 
+  // The kernels' tile width, which the host layout plan takes as a parameter.
+  static constexpr std::uint32_t kTileCols = PcfTileGeometry::kTileCols;
+
   PcfBlockOp(std::shared_ptr<const DataManager> rows, std::shared_ptr<const DataManager> cols,
              Op op, Window<T> window, TriangleSkipMode skip)
-      : rows_(std::move(rows)), cols_(std::move(cols)), op_(op), window_(window), skip_(skip) {
-    for (std::size_t k = 0; k < cols_->count(); ++k) {
-      longestCol_ = std::max<std::uint64_t>(longestCol_, cols_->size_of(k));
-    }
-  }
+      : rows_(std::move(rows)),
+        cols_(std::move(cols)),
+        op_(op),
+        window_(window),
+        skip_(skip),
+        longestCol_(longest_function(*cols_)) {}
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
   std::size_t row_count() const noexcept { return rows_->count(); }
@@ -313,11 +230,10 @@ class PcfBlockOp {
     } else {
       perSlot = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
     }
-    const std::uint64_t layout =
-        (layout_row_points(*rows_, maxRows) + layout_tile_points(*cols_, maxCols, longestCol_)) *
-        sizeof(Point);
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    const std::uint64_t flags = maxRows + (maxCols + C - 1) / C * C;
+    const std::uint64_t layout = (layout_row_points(*rows_, maxRows) +
+                                  layout_tile_points(*cols_, maxCols, longestCol_, kTileCols)) *
+                                 sizeof(Point);
+    const std::uint64_t flags = maxRows + layout_tiles(maxCols, kTileCols) * kTileCols;
     perSlot += layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
     return source + static_cast<std::uint64_t>(slots) * perSlot;
   }
@@ -329,7 +245,7 @@ class PcfBlockOp {
   bool indices_fit(std::size_t maxRows, std::size_t maxCols) const {
     constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
     return maxRows < kMax && maxCols < kMax && layout_row_points(*rows_, maxRows) <= kMax &&
-           layout_tile_points(*cols_, maxCols, longestCol_) <= kMax;
+           layout_tile_points(*cols_, maxCols, longestCol_, kTileCols) <= kMax;
   }
 
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& scheduler) const {
@@ -368,7 +284,7 @@ class PcfBlockOp {
       slot.rowPoints =
           ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
       slot.tiles = ctx.allocate<Point>(
-          static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
+          static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_, kTileCols)));
       slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
     }
     allow_shared_memory(s.sharedPerBlock);
@@ -398,8 +314,8 @@ class PcfBlockOp {
     }
     Slot& slot = s.slots[slotIndex];
     const PairSelection selection = select_pairs(block, skip_, same_data());
-    plan_block_layout(*rows_, *cols_, block, selection, slot.plan);
-    plan_launches(slot.plan, s.sharedPerBlock);
+    plan_block_layout(*rows_, *cols_, block, selection, kTileCols, slot.plan);
+    plan_launches(slot.plan, sizeof(Point), s.sharedPerBlock);
     const BlockLayoutPlan& p = slot.plan;
     // Blocks on the two streams overlap only when each is one launch (tiles
     // of one size): launches of different tile sizes running together
@@ -425,14 +341,9 @@ class PcfBlockOp {
     MetaStaging& staging = s.metaHost;
     if (staging.pending[slotIndex]) staging.uploaded[slotIndex].synchronize();
     staging.pending[slotIndex] = false;
-    MetaView v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
+    const LayoutMeta v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
     std::uint32_t* h = staging.slot(slotIndex);
-    const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
-    std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
-    std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
-    std::copy(p.colOrder.begin(), p.colOrder.end(), hv.colOrder);
-    std::copy(p.colLength.begin(), p.colLength.end(), hv.colLength);
-    std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
+    pack_layout_meta(p, meta_view(h, s.maxRows, s.maxTiles));
     MPCF_CUDA_TRY(
         cudaMemcpyAsync(slot.meta.data(), h, slot.meta.bytes(), cudaMemcpyHostToDevice, stream));
     staging.uploaded[slotIndex].record(stream);
@@ -493,7 +404,7 @@ class PcfBlockOp {
     if (p.nRows != block.n_rows() || p.nCols != block.n_cols()) {
       throw std::logic_error("launch_block: the uploaded layout is of another block");
     }
-    const MetaView v =
+    const LayoutMeta v =
         meta_view(const_cast<std::uint32_t*>(slot.meta.data()), s.maxRows, s.maxTiles);
     TiledBlockArgs<T> args{};
     args.rowPoints = slot.rowPoints.data();
@@ -525,7 +436,7 @@ class PcfBlockOp {
 
     std::uint32_t q = 0;
     for (const std::uint32_t end : p.launchEnds) {
-      const std::uint64_t first = tile_bytes(p, q);
+      const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
       const bool staged = first <= s.sharedPerBlock;
       const std::uint32_t ringGroups = staged ? ring_groups(kernel_, first, s.sharedPerBlock) : 0;
       const std::uint32_t threads = ringGroups   ? ringGroups * G::kTileCols
@@ -576,54 +487,11 @@ class PcfBlockOp {
   }
 
  private:
-  static std::uint64_t tile_bytes(const BlockLayoutPlan& p, std::uint32_t q) {
-    return std::uint64_t(p.tileOffsets[q + 1] - p.tileOffsets[q]) * sizeof(Point);
-  }
-
-  // Tiles are sorted by size, largest first: they are split into launches of
-  // similar sizes (staged tiles within a factor of two of the launch's first,
-  // so shared memory is reserved for what a launch needs), or of all the
-  // tiles too large for shared memory.
-  static void plan_launches(BlockLayoutPlan& p, std::size_t sharedPerBlock) {
-    p.launchEnds.clear();
-    std::uint32_t q = 0;
-    while (q < p.nTiles) {
-      const std::uint64_t first = tile_bytes(p, q);
-      const bool staged = first <= sharedPerBlock;
-      std::uint32_t end = q + 1;
-      while (end < p.nTiles &&
-             (staged ? 2 * tile_bytes(p, end) > first : tile_bytes(p, end) > sharedPerBlock)) {
-        ++end;
-      }
-      p.launchEnds.push_back(end);
-      q = end;
-    }
-  }
-
-  struct MetaView {
-    std::uint32_t* rowOrder;
-    std::uint32_t* rowOffsets;
-    std::uint32_t* colOrder;
-    std::uint32_t* colLength;
-    std::uint32_t* tileOffsets;
-  };
-  static std::size_t meta_count_for(std::size_t maxRows, std::size_t maxTiles) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    return maxRows + (maxRows + 1) + 2 * maxTiles * C + (maxTiles + 1);
-  }
   static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    return meta_count_for(maxRows, (maxCols + C - 1) / C);
+    return layout_meta_count(maxRows, layout_tiles(maxCols, kTileCols), kTileCols);
   }
-  static MetaView meta_view(std::uint32_t* base, std::size_t maxRows, std::size_t maxTiles) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    MetaView v;
-    v.rowOrder = base;
-    v.rowOffsets = v.rowOrder + maxRows;
-    v.colOrder = v.rowOffsets + maxRows + 1;
-    v.colLength = v.colOrder + maxTiles * C;
-    v.tileOffsets = v.colLength + maxTiles * C;
-    return v;
+  static LayoutMeta meta_view(std::uint32_t* base, std::size_t maxRows, std::size_t maxTiles) {
+    return layout_meta_view(base, maxRows, maxTiles, kTileCols);
   }
 
   // Threads per thread block for staged tiles of `bytes`: enough resident
@@ -798,7 +666,7 @@ class PcfBlockOp {
   Op op_;
   Window<T> window_;
   TriangleSkipMode skip_;
-  std::uint64_t longestCol_ = 0;
+  std::uint64_t longestCol_;
   bool resident_ = false;
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
