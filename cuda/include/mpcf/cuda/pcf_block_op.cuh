@@ -33,16 +33,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mpcf/core/block_scheduler.hpp"
@@ -54,7 +51,7 @@
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
-#include "mpcf/cuda/slice_pool.hpp"
+#include "mpcf/cuda/pinned_staging.cuh"
 
 namespace mpcf::cuda {
 
@@ -87,42 +84,6 @@ class PcfBlockOp {
 
   static constexpr int kSlots = GpuContext::kComputeStreams;
 
-  // The host staging of the blocks' layout offsets, `count` per slot: one
-  // cached pinned chunk for all slots (page-locking memory takes
-  // milliseconds and serialises GPUs setting up together; a chunk per slot
-  // would overflow the cache with four GPUs), or a buffer of its own when
-  // larger. Kept until the last copy out of each slot's part has left it.
-  struct MetaStaging {
-    std::vector<PinnedChunk> chunk;
-    PinnedHostBuffer<std::uint32_t> own;
-    std::uint32_t* data = nullptr;
-    std::size_t count = 0;
-    CudaEvent uploaded[kSlots];
-    bool pending[kSlots] = {};
-
-    MetaStaging() = default;
-    MetaStaging(std::size_t countPerSlot, int slots) : count(countPerSlot) {
-      const std::size_t total = countPerSlot * static_cast<std::size_t>(slots);
-      if (total * sizeof(std::uint32_t) <= PinnedChunk::bytes()) {
-        chunk.emplace_back();
-        data = chunk.back().as<std::uint32_t>();
-      } else {
-        own = PinnedHostBuffer<std::uint32_t>(total);
-        data = own.data();
-      }
-    }
-    MetaStaging(MetaStaging&&) = default;
-    MetaStaging& operator=(MetaStaging&&) = default;
-    ~MetaStaging() {
-      for (int k = 0; k < kSlots; ++k) {
-        if (pending[k] && uploaded[k].get()) {
-          MPCF_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded[k].get()));
-        }
-      }
-    }
-    std::uint32_t* slot(int k) const { return data + static_cast<std::size_t>(k) * count; }
-  };
-
   // What one block in flight needs: its function data unless resident, its
   // sorted layout and the layout's offsets. Consecutive blocks alternate
   // between kSlots slots, each with its own compute stream of the context,
@@ -142,8 +103,9 @@ class PcfBlockOp {
     bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
     Slot slots[kSlots];
     CudaEvent launched[kSlots];  // recorded after each slot's last block (exec_block)
-    // Declared after the slots: destroyed first, waiting for copies into them.
-    MetaStaging metaHost;
+    // The host staging of the layout offsets, `meta` per slot. Declared
+    // after the slots: destroyed first, waiting for copies into them.
+    PinnedStagingRing<std::uint32_t, kSlots> metaHost;
     std::size_t maxRows = 0;
     std::size_t maxTiles = 0;
     std::size_t sharedPerBlock = 0;  // opt-in limit
@@ -273,7 +235,7 @@ class PcfBlockOp {
       }
     }
     const std::size_t metaCount = meta_count(maxRows, maxCols);
-    s.metaHost = MetaStaging(metaCount, slots_);
+    s.metaHost = PinnedStagingRing<std::uint32_t, kSlots>(metaCount, slots_);
     for (int k = 0; k < slots_; ++k) {
       Slot& slot = s.slots[k];
       if (!resident_) {
@@ -338,16 +300,9 @@ class PcfBlockOp {
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
-    MetaStaging& staging = s.metaHost;
-    if (staging.pending[slotIndex]) staging.uploaded[slotIndex].synchronize();
-    staging.pending[slotIndex] = false;
     const LayoutMeta v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
-    std::uint32_t* h = staging.slot(slotIndex);
-    pack_layout_meta(p, meta_view(h, s.maxRows, s.maxTiles));
-    MPCF_CUDA_TRY(
-        cudaMemcpyAsync(slot.meta.data(), h, slot.meta.bytes(), cudaMemcpyHostToDevice, stream));
-    staging.uploaded[slotIndex].record(stream);
-    staging.pending[slotIndex] = true;
+    pack_layout_meta(p, meta_view(s.metaHost.acquire(slotIndex), s.maxRows, s.maxTiles));
+    s.metaHost.upload(slotIndex, slot.meta.data(), stream);
 
     const Source& rowSrc = resident_ ? s.rows : slot.rows;
     const Source& colSrc = resident_ ? (s.colsFromRows ? s.rows : s.cols) : slot.cols;
@@ -553,7 +508,7 @@ class PcfBlockOp {
     const std::size_t k = devices.size();
     std::vector<CudaStream> streams;
     streams.reserve(k);
-    std::vector<Target> offsets(k), elements(k);
+    std::vector<UploadTarget> offsets(k), elements(k);
     for (std::size_t d = 0; d < k; ++d) {
       ScopedDevice on(devices[d]);
       Source& src = all[d].*which;
@@ -561,9 +516,9 @@ class PcfBlockOp {
       src.offsets = DeviceArray<std::uint32_t>(m.count() + 1);
       src.elements = DeviceArray<Point>(static_cast<std::size_t>(m.total_elements()));
       streams.emplace_back();
-      offsets[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.offsets.data()),
+      offsets[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(src.offsets.data()),
                           streams.back().get()};
-      elements[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.elements.data()),
+      elements[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(src.elements.data()),
                            streams.back().get()};
     }
     const std::vector<std::uint32_t> offs = offsets32(m);
@@ -580,85 +535,11 @@ class PcfBlockOp {
     src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
     const std::vector<std::uint32_t> offs = offsets32(m);
     const int device = ctx.device();
-    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.offsets.data()), stream}},
+    upload_bytes({UploadTarget{device, reinterpret_cast<unsigned char*>(src.offsets.data()), stream}},
                  reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes());
-    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.elements.data()), stream}},
+    upload_bytes({UploadTarget{device, reinterpret_cast<unsigned char*>(src.elements.data()), stream}},
                  reinterpret_cast<const unsigned char*>(m.host().elements().data()),
                  src.elements.bytes());
-  }
-
-  // Where upload_bytes copies to: a device array and the stream (of that
-  // device) that copies.
-  struct Target {
-    int device = 0;
-    unsigned char* data = nullptr;
-    cudaStream_t stream = nullptr;
-  };
-
-  // Copies `bytes` from pageable host memory to every target, through a ring
-  // of cached pinned chunks filled by a few host threads (a plain copy from
-  // pageable memory runs at a third of the speed): each chunk is filled once
-  // and copied to every target. Returns when all copies are complete.
-  static void upload_bytes(const std::vector<Target>& targets, const unsigned char* host,
-                           std::size_t bytes) {
-    constexpr int kRing = 3;
-    constexpr std::size_t kChunk = PinnedChunk::bytes();
-    if (bytes == 0 || targets.empty()) return;
-    const std::size_t k = targets.size();
-    std::vector<PinnedChunk> ring;
-    ring.reserve(kRing);
-    // copied[slot * k + d]: target d's copy out of the slot (an event of
-    // target d's device).
-    std::vector<CudaEvent> copied;
-    copied.reserve(kRing * k);
-    for (int slot = 0; slot < kRing; ++slot) {
-      for (const Target& t : targets) {
-        ScopedDevice on(t.device);
-        copied.emplace_back();
-      }
-    }
-    // Destroyed first, also on failure: no chunk goes back to the cache while
-    // a copy may still read it.
-    struct Wait {
-      const std::vector<Target>& targets;
-      ~Wait() {
-        for (const Target& t : targets) MPCF_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(t.stream));
-      }
-    } wait{targets};
-    // The host copy of a chunk is split between a few threads (memcpy is
-    // bound by one core's bandwidth).
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-    std::optional<detail::SlicePool> pool;
-    if (bytes > (std::size_t(1) << 20)) pool.emplace(threads - 1);
-    for (std::size_t at = 0, c = 0; at < bytes; at += kChunk, ++c) {
-      const int slot = static_cast<int>(c % kRing);
-      if (ring.size() < kRing) {
-        ring.emplace_back();
-      } else {
-        for (std::size_t d = 0; d < k; ++d) copied[slot * k + d].synchronize();
-      }
-      const std::size_t len = std::min(kChunk, bytes - at);
-      unsigned char* staging = ring[slot].as<unsigned char>();
-      const std::size_t parts =
-          pool ? std::min<std::size_t>(pool->threads(), (len + (1u << 20) - 1) >> 20) : 1;
-      auto part = [&](std::size_t p) {
-        const std::size_t from = len * p / parts, to = len * (p + 1) / parts;
-        std::memcpy(staging + from, host + at + from, to - from);
-      };
-      if (parts > 1) {
-        pool->run(parts, part);
-      } else {
-        part(0);
-      }
-      for (std::size_t d = 0; d < k; ++d) {
-        const Target& t = targets[d];
-        ScopedDevice on(t.device);
-        MPCF_CUDA_TRY(cudaMemcpyAsync(t.data + at, staging, len, cudaMemcpyHostToDevice, t.stream));
-        copied[slot * k + d].record(t.stream);
-      }
-    }
-    // The staging chunks go back to the cache when this returns.
-    for (const Target& t : targets) MPCF_CUDA_TRY(cudaStreamSynchronize(t.stream));
   }
 
   std::shared_ptr<const DataManager> rows_;
