@@ -34,24 +34,23 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
-#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/cuda/block_layout_plan.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
 #include "mpcf/cuda/pinned_staging.cuh"
+#include "mpcf/cuda/plane_collections.cuh"
 
 namespace mpcf::cuda {
 
@@ -69,28 +68,13 @@ class PcfBlockOp {
   using DataManager = CudaPcfDataManager<T>;
   using Point = PcfPoint<T>;
 
-  // The CSR data the layout kernel reads: the whole collection, uploaded
-  // once (resident), or the current block's subset.
-  struct Source {
-    bool resident = false;
-    DeviceArray<std::uint32_t> offsets;  // resident
-    DeviceArray<Point> elements;
-    typename DataManager::DeviceSubset subset;  // streamed
-    const std::uint32_t* offsets_data() const {
-      return resident ? offsets.data() : subset.offsets.data();
-    }
-    const Point* elements_data() const { return resident ? elements.data() : subset.elements.data(); }
-  };
-
   static constexpr int kSlots = GpuContext::kComputeStreams;
 
-  // What one block in flight needs: its function data unless resident, its
-  // sorted layout and the layout's offsets. Consecutive blocks alternate
-  // between kSlots slots, each with its own compute stream of the context,
-  // so a block's kernels start while the previous block's finish.
+  // What one block in flight needs besides its function data: its sorted
+  // layout and the layout's offsets. Consecutive blocks alternate between
+  // kSlots slots, each with its own compute stream of the context, so a
+  // block's kernels start while the previous block's finish.
   struct Slot {
-    Source rows;  // streamed: the block's subsets
-    Source cols;
     DeviceArray<std::uint32_t> meta;
     DeviceArray<Point> rowPoints;
     DeviceArray<Point> tiles;
@@ -98,9 +82,7 @@ class PcfBlockOp {
     BlockLayoutPlan plan;
   };
   struct GpuStorage {
-    Source rows;  // resident
-    Source cols;
-    bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
+    typename PlaneCollections<Point>::GpuData data;  // resident, or the slots' subsets
     Slot slots[kSlots];
     CudaEvent launched[kSlots];  // recorded after each slot's last block (exec_block)
     // The host staging of the layout offsets, `meta` per slot. Declared
@@ -118,39 +100,29 @@ class PcfBlockOp {
 
   PcfBlockOp(std::shared_ptr<const DataManager> rows, std::shared_ptr<const DataManager> cols,
              Op op, Window<T> window, TriangleSkipMode skip)
-      : rows_(std::move(rows)),
-        cols_(std::move(cols)),
+      : inputs_(std::move(rows), std::move(cols)),
         op_(op),
         window_(window),
         skip_(skip),
-        longestCol_(longest_function(*cols_)) {}
+        longestCol_(longest_function(inputs_.cols())) {}
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
-  std::size_t row_count() const noexcept { return rows_->count(); }
-  std::size_t col_count() const noexcept { return cols_->count(); }
-  const DataManager& rows() const noexcept { return *rows_; }
-  const DataManager& cols() const noexcept { return *cols_; }
-  bool same_data() const noexcept { return rows_ == cols_; }
+  std::size_t row_count() const noexcept { return inputs_.rows().count(); }
+  std::size_t col_count() const noexcept { return inputs_.cols().count(); }
+  const DataManager& rows() const noexcept { return inputs_.rows(); }
+  const DataManager& cols() const noexcept { return inputs_.cols(); }
+  bool same_data() const noexcept { return inputs_.same_data(); }
 
   // Upload each collection once per GPU instead of a subset per block.
-  void set_resident(bool resident) noexcept { resident_ = resident; }
+  void set_resident(bool resident) noexcept { inputs_.set_resident(resident); }
 
   // Resident: sends the collections to every one of `devices` now, in one
-  // pass over the host data (each pinned chunk is filled once and copied to
-  // every GPU), for init_gpu_storage on those devices to take; without it,
-  // each GPU's init_gpu_storage uploads on its own. Returns when the copies
-  // are complete.
-  void upload_resident(const std::vector<int>& devices) {
-    if (!resident_ || devices.empty()) return;
-    std::vector<Uploaded> all(devices.size());
-    upload_to_all(*rows_, devices, all, &Uploaded::rows);
-    if (!same_data()) upload_to_all(*cols_, devices, all, &Uploaded::cols);
-    std::lock_guard<std::mutex> lock(uploaded_->mutex);
-    for (std::size_t d = 0; d < devices.size(); ++d) {
-      uploaded_->byDevice[devices[d]] = std::move(all[d]);
-    }
-  }
-  bool resident() const noexcept { return resident_; }
+  // pass over the host data (PlaneCollections::upload_resident), for
+  // init_gpu_storage on those devices to take; without it, each GPU's
+  // init_gpu_storage uploads on its own. Returns when the copies are
+  // complete.
+  void upload_resident(const std::vector<int>& devices) { inputs_.upload_resident(devices); }
+  bool resident() const noexcept { return inputs_.resident(); }
   void set_output_order(BlockOrder order) noexcept { order_ = order; }
   BlockOrder output_order() const noexcept { return order_; }
   void set_kernel(PcfKernel kernel) noexcept { kernel_ = kernel; }
@@ -170,10 +142,7 @@ class PcfBlockOp {
 
   // Whole collections can be resident only when their points fit 32-bit
   // offsets.
-  bool resident_possible() const {
-    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
-    return rows_->total_elements() <= kMax && cols_->total_elements() <= kMax;
-  }
+  bool resident_possible() const { return inputs_.resident_possible(); }
 
   // Slots of the GPU storage (1 or kSlots; set before init_gpu_storage): with
   // one, blocks cannot overlap (the pipeline then uses one stream).
@@ -185,29 +154,24 @@ class PcfBlockOp {
   // offsets.
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols, bool resident,
                                   int slots) const {
-    std::uint64_t source = 0, perSlot = 0;
-    if (resident) {
-      source = rows_->device_bytes(rows_->count());
-      if (!same_data()) source += cols_->device_bytes(cols_->count());
-    } else {
-      perSlot = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
-    }
-    const std::uint64_t layout = (layout_row_points(*rows_, maxRows) +
-                                  layout_tile_points(*cols_, maxCols, longestCol_, kTileCols)) *
+    const std::uint64_t layout = (layout_row_points(rows(), maxRows) +
+                                  layout_tile_points(cols(), maxCols, longestCol_, kTileCols)) *
                                  sizeof(Point);
     const std::uint64_t flags = maxRows + layout_tiles(maxCols, kTileCols) * kTileCols;
-    perSlot += layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
-    return source + static_cast<std::uint64_t>(slots) * perSlot;
+    const std::uint64_t perSlot =
+        layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+    return inputs_.device_bytes(maxRows, maxCols, resident, slots) +
+           static_cast<std::uint64_t>(slots) * perSlot;
   }
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols) const {
-    return gpu_storage_bytes(maxRows, maxCols, resident_, slots_);
+    return gpu_storage_bytes(maxRows, maxCols, resident(), slots_);
   }
 
   // The block's layout offsets fit the kernels' 32-bit indices.
   bool indices_fit(std::size_t maxRows, std::size_t maxCols) const {
     constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
-    return maxRows < kMax && maxCols < kMax && layout_row_points(*rows_, maxRows) <= kMax &&
-           layout_tile_points(*cols_, maxCols, longestCol_, kTileCols) <= kMax;
+    return maxRows < kMax && maxCols < kMax && layout_row_points(rows(), maxRows) <= kMax &&
+           layout_tile_points(cols(), maxCols, longestCol_, kTileCols) <= kMax;
   }
 
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& scheduler) const {
@@ -226,27 +190,16 @@ class PcfBlockOp {
     s.sharedPerBlock = ctx.info().sharedMemPerBlockOptin;
     s.sharedPerSm = ctx.info().sharedMemPerSm;
     s.smCount = static_cast<std::uint64_t>(std::max(1, ctx.info().smCount));
-    const cudaStream_t stream = ctx.compute_stream();
-    if (resident_) {
-      s.colsFromRows = same_data();
-      if (!take_uploaded(ctx.device(), s)) {
-        upload_whole(*rows_, s.rows, ctx, stream);
-        if (!same_data()) upload_whole(*cols_, s.cols, ctx, stream);
-      }
-    }
+    s.data = inputs_.init_device(ctx, maxRows, maxCols, slots_);
     const std::size_t metaCount = meta_count(maxRows, maxCols);
     s.metaHost = PinnedStagingRing<std::uint32_t, kSlots>(metaCount, slots_);
     for (int k = 0; k < slots_; ++k) {
       Slot& slot = s.slots[k];
-      if (!resident_) {
-        slot.rows.subset = rows_->allocate_subset(ctx, maxRows);
-        slot.cols.subset = cols_->allocate_subset(ctx, maxCols);
-      }
       slot.meta = ctx.allocate<std::uint32_t>(metaCount);
       slot.rowPoints =
-          ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
+          ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(rows(), maxRows)));
       slot.tiles = ctx.allocate<Point>(
-          static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_, kTileCols)));
+          static_cast<std::size_t>(layout_tile_points(cols(), maxCols, longestCol_, kTileCols)));
       slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
     }
     allow_shared_memory(s.sharedPerBlock);
@@ -276,7 +229,7 @@ class PcfBlockOp {
     }
     Slot& slot = s.slots[slotIndex];
     const PairSelection selection = select_pairs(block, skip_, same_data());
-    plan_block_layout(*rows_, *cols_, block, selection, kTileCols, slot.plan);
+    plan_block_layout(rows(), cols(), block, selection, kTileCols, slot.plan);
     plan_launches(slot.plan, sizeof(Point), s.sharedPerBlock);
     const BlockLayoutPlan& p = slot.plan;
     // Blocks on the two streams overlap only when each is one launch (tiles
@@ -289,14 +242,9 @@ class PcfBlockOp {
       s.launched[other].make_wait(stream);
     }
 
-    std::uint32_t rowBase = 0, colBase = 0;
-    if (resident_) {
-      rowBase = static_cast<std::uint32_t>(block.rows.first);
-      colBase = static_cast<std::uint32_t>(block.cols.first);
-    } else {
-      rows_->upload_subset(slot.rows.subset, block.rows.first, block.n_rows(), stream);
-      cols_->upload_subset(slot.cols.subset, block.cols.first, block.n_cols(), stream);
-    }
+    // The block's function data (streamed: its subsets go up now).
+    const typename PlaneCollections<Point>::BlockSource src =
+        inputs_.stage_block(s.data, block, slotIndex, stream);
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
@@ -304,12 +252,10 @@ class PcfBlockOp {
     pack_layout_meta(p, meta_view(s.metaHost.acquire(slotIndex), s.maxRows, s.maxTiles));
     s.metaHost.upload(slotIndex, slot.meta.data(), stream);
 
-    const Source& rowSrc = resident_ ? s.rows : slot.rows;
-    const Source& colSrc = resident_ ? (s.colsFromRows ? s.rows : s.cols) : slot.cols;
     LayoutArgs la{};
-    la.srcOffsets = rowSrc.offsets_data();
-    la.rowBase = rowBase;
-    la.colBase = colBase;
+    la.srcOffsets = src.rowOffsets;
+    la.rowBase = src.rowBase;
+    la.colBase = src.colBase;
     la.rowOrder = v.rowOrder;
     la.rowOffsets = v.rowOffsets;
     la.colOrder = v.colOrder;
@@ -325,11 +271,10 @@ class PcfBlockOp {
     }
     la.timeBound = static_cast<double>(max_abs_time<T>());
     constexpr std::uint32_t kWarps = PcfTileGeometry::kLayoutThreads / 32;
-    if (rowSrc.offsets_data() == colSrc.offsets_data() &&
-        rowSrc.elements_data() == colSrc.elements_data()) {
+    if (src.one_source()) {
       const std::uint32_t items = la.nRows + la.nColSlots;
       pcf_layout_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
-                             stream>>>(la, rowSrc.elements_data(), slot.rowPoints.data(),
+                             stream>>>(la, src.rowElements, slot.rowPoints.data(),
                                        slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     } else {
@@ -337,15 +282,15 @@ class PcfBlockOp {
       LayoutArgs rowsOnly = la;
       rowsOnly.nColSlots = 0;
       pcf_layout_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
-                             0, stream>>>(rowsOnly, rowSrc.elements_data(), slot.rowPoints.data(),
+                             0, stream>>>(rowsOnly, src.rowElements, slot.rowPoints.data(),
                                           slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
       LayoutArgs colsOnly = la;
-      colsOnly.srcOffsets = colSrc.offsets_data();
+      colsOnly.srcOffsets = src.colOffsets;
       colsOnly.nRows = 0;
       pcf_layout_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
                              PcfTileGeometry::kLayoutThreads, 0, stream>>>(
-          colsOnly, colSrc.elements_data(), slot.rowPoints.data(), slot.tiles.data());
+          colsOnly, src.colElements, slot.rowPoints.data(), slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     }
   }
@@ -473,86 +418,14 @@ class PcfBlockOp {
     }
   }
 
-  // Collections uploaded by upload_resident, per device, until a GPU's
-  // storage takes them.
-  struct Uploaded {
-    Source rows;
-    Source cols;
-  };
-  struct UploadedByDevice {
-    std::mutex mutex;
-    std::map<int, Uploaded> byDevice;
-  };
-
-  bool take_uploaded(int device, GpuStorage& s) const {
-    std::lock_guard<std::mutex> lock(uploaded_->mutex);
-    auto it = uploaded_->byDevice.find(device);
-    if (it == uploaded_->byDevice.end()) return false;
-    s.rows = std::move(it->second.rows);
-    s.cols = std::move(it->second.cols);
-    uploaded_->byDevice.erase(it);
-    return true;
-  }
-
-  static std::vector<std::uint32_t> offsets32(const DataManager& m) {
-    const std::size_t n = m.count();
-    std::vector<std::uint32_t> offs(n + 1);
-    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(m.host().offset(k));
-    return offs;
-  }
-
-  // One collection to every device (see upload_resident): arrays allocated
-  // on each device, one stream per device for the copies.
-  static void upload_to_all(const DataManager& m, const std::vector<int>& devices,
-                            std::vector<Uploaded>& all, Source Uploaded::*which) {
-    const std::size_t k = devices.size();
-    std::vector<CudaStream> streams;
-    streams.reserve(k);
-    std::vector<UploadTarget> offsets(k), elements(k);
-    for (std::size_t d = 0; d < k; ++d) {
-      ScopedDevice on(devices[d]);
-      Source& src = all[d].*which;
-      src.resident = true;
-      src.offsets = DeviceArray<std::uint32_t>(m.count() + 1);
-      src.elements = DeviceArray<Point>(static_cast<std::size_t>(m.total_elements()));
-      streams.emplace_back();
-      offsets[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(src.offsets.data()),
-                          streams.back().get()};
-      elements[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(src.elements.data()),
-                           streams.back().get()};
-    }
-    const std::vector<std::uint32_t> offs = offsets32(m);
-    upload_bytes(offsets, reinterpret_cast<const unsigned char*>(offs.data()),
-                 offs.size() * sizeof(std::uint32_t));
-    upload_bytes(elements, reinterpret_cast<const unsigned char*>(m.host().elements().data()),
-                 static_cast<std::size_t>(m.total_elements()) * sizeof(Point));
-  }
-
-  // The whole collection, offsets as 32-bit, uploaded to one GPU.
-  static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
-    src.resident = true;
-    src.offsets = ctx.allocate<std::uint32_t>(m.count() + 1);
-    src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
-    const std::vector<std::uint32_t> offs = offsets32(m);
-    const int device = ctx.device();
-    upload_bytes({UploadTarget{device, reinterpret_cast<unsigned char*>(src.offsets.data()), stream}},
-                 reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes());
-    upload_bytes({UploadTarget{device, reinterpret_cast<unsigned char*>(src.elements.data()), stream}},
-                 reinterpret_cast<const unsigned char*>(m.host().elements().data()),
-                 src.elements.bytes());
-  }
-
-  std::shared_ptr<const DataManager> rows_;
-  std::shared_ptr<const DataManager> cols_;
+  PlaneCollections<Point> inputs_;
   Op op_;
   Window<T> window_;
   TriangleSkipMode skip_;
   std::uint64_t longestCol_;
-  bool resident_ = false;
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
   PcfKernel kernel_ = PcfKernel::Auto;
-  std::shared_ptr<UploadedByDevice> uploaded_ = std::make_shared<UploadedByDevice>();
 };
 
 }  // namespace mpcf::cuda
