@@ -14,8 +14,8 @@
 // It extends the core manager by composition: it shares (never copies) the
 // host data, because a validated collection's data is immutable and may be
 // gigabytes; copying it for every computation would double host memory.
-// CudaPcfDataManager<T> is the PCF case, with init_pcf_data() for PCF-like
-// objects that are not yet flattened.
+// CudaPcfDataManager<T> is the PCF case (cuda_data_of in
+// cuda_integration_tasks.cuh shares a PcfCollection's data).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -66,7 +66,7 @@ class CudaOffsetDataManager {
     DeviceArray<ElementT> elements;
   };
 
-  // An empty manager; fill it with init() or init_pcf_data().
+  // An empty manager; fill it with init().
   CudaOffsetDataManager() : host_(std::make_shared<HostManager>()) {}
 
   // Shares existing host data (no copy).
@@ -198,15 +198,5 @@ class CudaOffsetDataManager {
 
 template <typename T>
 using CudaPcfDataManager = CudaOffsetDataManager<PcfPoint<T>>;
-
-// PCF flattening for the CUDA manager (like core's init_pcf_data).
-template <typename T, typename It>
-void init_pcf_data(CudaPcfDataManager<T>& manager, It begin, It end) {
-  manager.init(
-      begin, end, [](const auto& f) { return static_cast<std::size_t>(f.size()); },
-      [](const auto& f, std::size_t i) {
-        return PcfPoint<T>{static_cast<T>(f[i].t), static_cast<T>(f[i].v)};
-      });
-}
 
 }  // namespace mpcf::cuda
