@@ -2,7 +2,7 @@
 // GpuStageFor specialisation (gpu_block_stage.cuh says how make_stage finds
 // a consumer's stage). Included where make_stage is instantiated
 // (CudaBlockTask, cuda_integration_tasks.cuh): a new consumer's stage header
-// is added here.
+// is added here; a new function type (a PLF BlockOp) adds nothing.
 #pragma once
 
 #include "mpcf/cuda/gpu_block_stage.cuh"

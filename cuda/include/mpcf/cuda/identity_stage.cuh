@@ -1,7 +1,8 @@
 // IdentityStage: the GpuBlockStage (gpu_block_stage.cuh) that downloads
 // each block as computed and hands it to the consumer in pieces of whole
 // lines; the stage of the matrix writer and the block stream (and of kNN
-// beyond the device lists, knn_stage.cuh).
+// beyond the device lists, knn_stage.cuh). It sees block values only, so
+// every function type's BlockOp (PCF, a PLF one) uses it unchanged.
 #pragma once
 
 #include <cuda_runtime.h>

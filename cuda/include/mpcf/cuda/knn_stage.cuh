@@ -1,5 +1,7 @@
 // KnnStage: the GpuBlockStage (gpu_block_stage.cuh) of the k nearest
 // neighbours, reduced on the device, and GpuStageFor<ConsumerKind::Knn>.
+// It sees block values only, so every function type's BlockOp (PCF, a PLF
+// one) uses it unchanged.
 #pragma once
 
 #include <cuda_runtime.h>

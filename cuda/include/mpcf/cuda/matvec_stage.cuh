@@ -1,5 +1,7 @@
 // MatvecStage: the GpuBlockStage (gpu_block_stage.cuh) of the kernel
 // mat-vec, reduced on the device, and GpuStageFor<ConsumerKind::Matvec>.
+// It sees block values only, so every function type's BlockOp (PCF, a PLF
+// one) uses it unchanged.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -27,6 +27,14 @@
 //
 // Rows and columns have separate data managers: the same one for pdist and
 // l2_kernel, X and Y for cdist.
+//
+// Only the PCF-specific part lives here (the layout and block kernels, their
+// launch geometry and the kernel choice). The rest is shared with any other
+// BlockOp (a PLF one, DESIGN §10) by composition: the host layout plan
+// (block_layout_plan.hpp), the function data on the GPUs, resident or
+// streamed (PlaneCollections, plane_collections.cuh, over
+// CudaOffsetDataManager), and the pinned staging of the layout offsets
+// (PinnedStagingRing, pinned_staging.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
