@@ -59,7 +59,12 @@ struct BlockPiece {
   }
 };
 
+// Which consumer it is, for an engine that treats some specially: the GPU
+// engine finds a consumer's device stage by its kind (cuda/
+// gpu_block_stage.cuh), without core knowing anything of CUDA.
 enum class ConsumerKind { Matrix, Knn, Matvec, Stream };
+// The number of kinds (the last one + 1; a new kind goes last).
+inline constexpr int kConsumerKindCount = static_cast<int>(ConsumerKind::Stream) + 1;
 
 template <typename T>
 class BlockConsumer {

@@ -1,6 +1,7 @@
 // Host-side storage of many variable-length objects as one flat element array
 // plus offsets (CSR). Generic over the element type; function-type-specific
-// flattening is done by the caller's sizeFn / elementFn (see pcf_data.hpp).
+// flattening is done by the caller: init() with its sizeFn / elementFn, or
+// assign() of ready-made arrays (PcfCollection, pcf_data.hpp).
 //
 // The arrays live in a shared, immutable Storage. A manager is a window of
 // consecutive objects [first, first + count) of it: the whole storage after

@@ -25,17 +25,6 @@ using PcfPoint = SimplePoint<T, T>;
 template <typename T>
 using PcfDataManager = OffsetDataManager<PcfPoint<T>>;
 
-// Flattens a range of PCF-like objects (anything with .size() and
-// operator[] returning something with .t and .v) into a data manager.
-template <typename T, typename It>
-void init_pcf_data(PcfDataManager<T>& manager, It begin, It end) {
-  manager.init(
-      begin, end, [](const auto& f) { return static_cast<std::size_t>(f.size()); },
-      [](const auto& f, std::size_t i) {
-        return PcfPoint<T>{static_cast<T>(f[i].t), static_cast<T>(f[i].v)};
-      });
-}
-
 // Checks the CSR offsets (n + 1 entries). Throws InvalidArgument / InvalidPcf.
 void validate_offsets(const std::uint64_t* offsets, std::uint64_t n);
 

@@ -2,7 +2,11 @@
 // CudaBlockPipeline, CudaBlockTask) needs from a function type's policy.
 // PcfBlockOp (pcf_block_op.cuh) is the PCF one; a new function type (e.g.
 // piecewise linear) brings its own point struct, kernels and BlockOp and
-// leaves the scheduler, pipeline, stages and consumers as they are.
+// leaves the scheduler, pipeline, stages and consumers as they are. What a
+// BlockOp needs that is not specific to its function type it composes: the
+// host layout plan (block_layout_plan.hpp), its inputs on the GPUs
+// (PlaneCollections, plane_collections.cuh) and pinned staging
+// (PinnedStagingRing, pinned_staging.cuh).
 //
 //   value_type                 the scalar of the block values
 //   GpuStorage                 one GPU's device data, movable

@@ -1,8 +1,8 @@
 // CudaBlockTask: the GPU counterpart of core's CpuBlockTask, generic over the
 // BlockOp (block_op.cuh): it plans the blocks (plan_blocks), prepares the
 // request's consumer, runs the CudaBlockPipeline with the consumer's
-// GpuBlockStage (gpu_block_stage.cuh) and finishes (or, on failure, poisons)
-// the consumer.
+// GpuBlockStage (make_stage, gpu_block_stage.cuh; the stages:
+// gpu_block_stages.cuh) and finishes (or, on failure, poisons) the consumer.
 #pragma once
 
 #include <algorithm>
@@ -22,7 +22,7 @@
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
-#include "mpcf/cuda/gpu_block_stage.cuh"
+#include "mpcf/cuda/gpu_block_stages.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
 
 namespace mpcf::cuda {

@@ -1,14 +1,21 @@
 // CudaOffsetDataManager<ElementT>: the core OffsetDataManager (host-side CSR
-// storage of variable-length objects) extended with upload_subset(), which
-// copies the objects of one block's row or column range, offsets re-indexed
-// from 0, into device arrays that are allocated once per GPU at the largest
-// size any block needs.
+// storage of variable-length objects) extended with the two ways its data
+// reaches a GPU:
+//  * upload_subset(), which copies the objects of one block's row or column
+//    range, offsets re-indexed from 0, into device arrays that are allocated
+//    once per GPU at the largest size any block needs (streamed input);
+//  * upload_whole(), the whole collection with 32-bit offsets, to one GPU or
+//    to several at once, each pinned chunk filled once and copied to every
+//    GPU (resident input; upload_bytes of pinned_staging.cuh).
+// Nothing here is PCF-specific: PcfBlockOp uses it through PlaneCollections
+// (plane_collections.cuh), and a second BlockOp (piecewise linear
+// functions, DESIGN §10) with its own point type shares it.
 //
 // It extends the core manager by composition: it shares (never copies) the
 // host data, because a validated collection's data is immutable and may be
 // gigabytes; copying it for every computation would double host memory.
-// CudaPcfDataManager<T> is the PCF case, with init_pcf_data() for PCF-like
-// objects that are not yet flattened.
+// CudaPcfDataManager<T> is the PCF case (cuda_data_of in
+// cuda_integration_tasks.cuh shares a PcfCollection's data).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,12 +26,14 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/offset_data_manager.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_resources.cuh"
+#include "mpcf/cuda/pinned_staging.cuh"
 
 namespace mpcf::cuda {
 
@@ -50,7 +59,14 @@ class CudaOffsetDataManager {
     std::size_t capacityElements = 0;
   };
 
-  // An empty manager; fill it with init() or init_pcf_data().
+  // The whole collection on one GPU: 32-bit offsets (count + 1) and the
+  // elements.
+  struct DeviceCollection {
+    DeviceArray<std::uint32_t> offsets;
+    DeviceArray<ElementT> elements;
+  };
+
+  // An empty manager; fill it with init().
   CudaOffsetDataManager() : host_(std::make_shared<HostManager>()) {}
 
   // Shares existing host data (no copy).
@@ -124,21 +140,63 @@ class CudaOffsetDataManager {
     s.count = n;
   }
 
+  // The whole collection, uploaded to the context's GPU (arrays from its
+  // allocator) with copies on `stream`. Returns when the copies are complete.
+  // The offsets must fit 32 bits (total_elements() < 2^32).
+  DeviceCollection upload_whole(GpuContext& ctx, cudaStream_t stream) const {
+    DeviceCollection d;
+    d.offsets = ctx.allocate<std::uint32_t>(count() + 1);
+    d.elements = ctx.allocate<ElementT>(static_cast<std::size_t>(total_elements()));
+    const std::vector<std::uint32_t> offs = offsets32();
+    const int device = ctx.device();
+    upload_bytes({UploadTarget{device, reinterpret_cast<unsigned char*>(d.offsets.data()), stream}},
+                 reinterpret_cast<const unsigned char*>(offs.data()), d.offsets.bytes());
+    upload_bytes(
+        {UploadTarget{device, reinterpret_cast<unsigned char*>(d.elements.data()), stream}},
+        reinterpret_cast<const unsigned char*>(host_->elements().data()), d.elements.bytes());
+    return d;
+  }
+
+  // The whole collection to every one of `devices` in one pass over the host
+  // data (each pinned chunk filled once and copied to every GPU): arrays
+  // allocated on each device, one stream per device for the copies. Returns
+  // when the copies are complete; element d is on devices[d].
+  std::vector<DeviceCollection> upload_whole(const std::vector<int>& devices) const {
+    const std::size_t k = devices.size();
+    std::vector<DeviceCollection> all(k);
+    std::vector<CudaStream> streams;
+    streams.reserve(k);
+    std::vector<UploadTarget> offsets(k), elements(k);
+    for (std::size_t d = 0; d < k; ++d) {
+      ScopedDevice on(devices[d]);
+      all[d].offsets = DeviceArray<std::uint32_t>(count() + 1);
+      all[d].elements = DeviceArray<ElementT>(static_cast<std::size_t>(total_elements()));
+      streams.emplace_back();
+      offsets[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(all[d].offsets.data()),
+                                streams.back().get()};
+      elements[d] = UploadTarget{
+          devices[d], reinterpret_cast<unsigned char*>(all[d].elements.data()), streams.back().get()};
+    }
+    const std::vector<std::uint32_t> offs = offsets32();
+    upload_bytes(offsets, reinterpret_cast<const unsigned char*>(offs.data()),
+                 offs.size() * sizeof(std::uint32_t));
+    upload_bytes(elements, reinterpret_cast<const unsigned char*>(host_->elements().data()),
+                 static_cast<std::size_t>(total_elements()) * sizeof(ElementT));
+    return all;
+  }
+
  private:
+  std::vector<std::uint32_t> offsets32() const {
+    const std::size_t n = count();
+    std::vector<std::uint32_t> offs(n + 1);
+    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(host_->offset(k));
+    return offs;
+  }
+
   std::shared_ptr<const HostManager> host_;
 };
 
 template <typename T>
 using CudaPcfDataManager = CudaOffsetDataManager<PcfPoint<T>>;
-
-// PCF flattening for the CUDA manager (like core's init_pcf_data).
-template <typename T, typename It>
-void init_pcf_data(CudaPcfDataManager<T>& manager, It begin, It end) {
-  manager.init(
-      begin, end, [](const auto& f) { return static_cast<std::size_t>(f.size()); },
-      [](const auto& f, std::size_t i) {
-        return PcfPoint<T>{static_cast<T>(f[i].t), static_cast<T>(f[i].v)};
-      });
-}
 
 }  // namespace mpcf::cuda

@@ -37,6 +37,7 @@
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/point.hpp"
+#include "mpcf/cuda/block_layout_plan.hpp"
 #include "mpcf/cuda/sentinel_walk.hpp"
 
 namespace mpcf::cuda {
@@ -46,14 +47,6 @@ struct PcfTileGeometry {
   static constexpr std::uint32_t kMaxThreads = 1024;
   static constexpr std::uint32_t kRowPasses = 4;    // rows each thread walks per thread block
   static constexpr std::uint32_t kLayoutThreads = 256;
-};
-
-// Which pairs of the block the kernel computes.
-enum class PairSelection : int {
-  All = 0,             // every (row, column)
-  SortedTriangle = 1,  // rows and columns are the same functions in the same sorted order:
-                       // the sorted lower triangle, written to (max(i, j), min(i, j))
-  ByIndex = 2,         // pair_kept() on the block's own indices
 };
 
 // The rearranged block (device pointers) and what to compute.

@@ -18,7 +18,8 @@
 //
 // Per block, on the host: the block's rows and columns are sorted by length
 // (longest first, ties by index) and the sorted layout's offsets computed
-// (BlockLayoutPlan); on the GPU: pcf_layout_kernel builds the layout and
+// (BlockLayoutPlan, block_layout_plan.hpp, with the PCF kernels' tile
+// width); on the GPU: pcf_layout_kernel builds the layout and
 // pcf_ring_kernel or pcf_tiled_kernel (PcfKernel) computes, one launch per
 // class of tile sizes (tiles of similar size share a launch, so shared
 // memory is reserved for what a launch needs; tiles too large for shared
@@ -26,124 +27,40 @@
 //
 // Rows and columns have separate data managers: the same one for pdist and
 // l2_kernel, X and Y for cdist.
+//
+// Only the PCF-specific part lives here (the layout and block kernels, their
+// launch geometry and the kernel choice). The rest is shared with any other
+// BlockOp (a PLF one, DESIGN §10) by composition: the host layout plan
+// (block_layout_plan.hpp), the function data on the GPUs, resident or
+// streamed (PlaneCollections, plane_collections.cuh, over
+// CudaOffsetDataManager), and the pinned staging of the layout offsets
+// (PinnedStagingRing, pinned_staging.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <numeric>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
+#include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
-#include "mpcf/core/block_consumer.hpp"
+#include "mpcf/cuda/block_layout_plan.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/cuda_pcf_kernel.cuh"
-#include "mpcf/cuda/slice_pool.hpp"
+#include "mpcf/cuda/pinned_staging.cuh"
+#include "mpcf/cuda/plane_collections.cuh"
 
 namespace mpcf::cuda {
-
-// The host half of a block's sorted layout: all offsets are in points of
-// the device arrays, 32-bit. Plain data, filled by plan_block_layout.
-struct BlockLayoutPlan {
-  PairSelection selection = PairSelection::All;
-  std::uint32_t nRows = 0;
-  std::uint32_t nCols = 0;
-  std::uint32_t nTiles = 0;
-  std::vector<std::uint32_t> rowOrder;     // nRows
-  std::vector<std::uint32_t> rowOffsets;   // nRows + 1
-  std::vector<std::uint32_t> colOrder;     // nTiles * kTileCols
-  std::vector<std::uint32_t> colLength;    // nTiles * kTileCols
-  std::vector<std::uint32_t> tileOffsets;  // nTiles + 1
-  std::vector<std::uint32_t> launchEnds;   // the kernel launches: tiles [previous end, end)
-};
-
-// Sorts `count` functions starting at `first` by length, longest first, ties
-// by index (deterministic).
-template <typename Manager>
-void sort_by_length(const Manager& m, std::size_t first, std::size_t count,
-                    std::vector<std::uint32_t>& order) {
-  order.resize(count);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    return m.size_of(first + x) > m.size_of(first + y);
-  });
-}
-
-// Which pairs a block computes, given the skip mode: every pair when the
-// block lies wholly in the kept triangle, the sorted triangle when rows and
-// columns are the same functions, else a test per pair.
-inline PairSelection select_pairs(const BlockInfo& block, TriangleSkipMode skip, bool sameData) {
-  // Every pair is kept when the block's most restrictive one, its first row
-  // against its last column, is.
-  if (pair_kept(block.rows.first, block.cols.last, skip)) return PairSelection::All;
-  if (sameData && block.rows == block.cols) return PairSelection::SortedTriangle;
-  return PairSelection::ByIndex;
-}
-
-template <typename RowManager, typename ColManager>
-void plan_block_layout(const RowManager& rows, const ColManager& cols, const BlockInfo& block,
-                       PairSelection selection, BlockLayoutPlan& p) {
-  constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
-  p.selection = selection;
-  p.nRows = static_cast<std::uint32_t>(block.n_rows());
-  p.nCols = static_cast<std::uint32_t>(block.n_cols());
-  p.nTiles = (p.nCols + C - 1) / C;
-  sort_by_length(rows, block.rows.first, p.nRows, p.rowOrder);
-  p.rowOffsets.resize(p.nRows + 1);
-  std::uint64_t at = 0;
-  for (std::uint32_t r = 0; r < p.nRows; ++r) {
-    p.rowOffsets[r] = static_cast<std::uint32_t>(at);
-    at += rows.size_of(block.rows.first + p.rowOrder[r]) + 1;
-  }
-  p.rowOffsets[p.nRows] = static_cast<std::uint32_t>(at);
-  if (selection == PairSelection::SortedTriangle) {
-    p.colOrder = p.rowOrder;
-  } else {
-    sort_by_length(cols, block.cols.first, p.nCols, p.colOrder);
-  }
-  p.colOrder.resize(std::size_t(p.nTiles) * C, 0u);
-  p.colLength.assign(std::size_t(p.nTiles) * C, 0u);
-  for (std::uint32_t c = 0; c < p.nCols; ++c) {
-    p.colLength[c] = static_cast<std::uint32_t>(cols.size_of(block.cols.first + p.colOrder[c]));
-  }
-  p.tileOffsets.resize(p.nTiles + 1);
-  at = 0;
-  for (std::uint32_t q = 0; q < p.nTiles; ++q) {
-    p.tileOffsets[q] = static_cast<std::uint32_t>(at);
-    at += std::uint64_t(C) * (p.colLength[q * C] + 1);  // the first column is the longest
-  }
-  p.tileOffsets[p.nTiles] = static_cast<std::uint32_t>(at);
-}
-
-// Points the sorted layout of any block of up to maxRows x maxCols needs:
-// rows with a sentinel each; tiles padded to their longest column plus a
-// sentinel. Tiles are sorted by length, so each tile's depth is at most the
-// shortest column of the tile before it: the padding adds at most one tile
-// of the longest function.
-template <typename Manager>
-std::uint64_t layout_row_points(const Manager& m, std::size_t maxRows) {
-  return m.max_subset_elements(maxRows) + maxRows;
-}
-template <typename Manager>
-std::uint64_t layout_tile_points(const Manager& m, std::size_t maxCols, std::uint64_t longest) {
-  constexpr std::uint64_t C = PcfTileGeometry::kTileCols;
-  const std::uint64_t tiles = (maxCols + C - 1) / C;
-  return m.max_subset_elements(maxCols) + C * longest + C * tiles;
-}
 
 // Which block kernel computes the staged tiles: Auto is the faster one for
 // the type (measured on an H200: Ring for float64, Tiled for float32);
@@ -159,64 +76,13 @@ class PcfBlockOp {
   using DataManager = CudaPcfDataManager<T>;
   using Point = PcfPoint<T>;
 
-  // The CSR data the layout kernel reads: the whole collection, uploaded
-  // once (resident), or the current block's subset.
-  struct Source {
-    bool resident = false;
-    DeviceArray<std::uint32_t> offsets;  // resident
-    DeviceArray<Point> elements;
-    typename DataManager::DeviceSubset subset;  // streamed
-    const std::uint32_t* offsets_data() const {
-      return resident ? offsets.data() : subset.offsets.data();
-    }
-    const Point* elements_data() const { return resident ? elements.data() : subset.elements.data(); }
-  };
-
   static constexpr int kSlots = GpuContext::kComputeStreams;
 
-  // The host staging of the blocks' layout offsets, `count` per slot: one
-  // cached pinned chunk for all slots (page-locking memory takes
-  // milliseconds and serialises GPUs setting up together; a chunk per slot
-  // would overflow the cache with four GPUs), or a buffer of its own when
-  // larger. Kept until the last copy out of each slot's part has left it.
-  struct MetaStaging {
-    std::vector<PinnedChunk> chunk;
-    PinnedHostBuffer<std::uint32_t> own;
-    std::uint32_t* data = nullptr;
-    std::size_t count = 0;
-    CudaEvent uploaded[kSlots];
-    bool pending[kSlots] = {};
-
-    MetaStaging() = default;
-    MetaStaging(std::size_t countPerSlot, int slots) : count(countPerSlot) {
-      const std::size_t total = countPerSlot * static_cast<std::size_t>(slots);
-      if (total * sizeof(std::uint32_t) <= PinnedChunk::bytes()) {
-        chunk.emplace_back();
-        data = chunk.back().as<std::uint32_t>();
-      } else {
-        own = PinnedHostBuffer<std::uint32_t>(total);
-        data = own.data();
-      }
-    }
-    MetaStaging(MetaStaging&&) = default;
-    MetaStaging& operator=(MetaStaging&&) = default;
-    ~MetaStaging() {
-      for (int k = 0; k < kSlots; ++k) {
-        if (pending[k] && uploaded[k].get()) {
-          MPCF_CUDA_CHECK_NOTHROW(cudaEventSynchronize(uploaded[k].get()));
-        }
-      }
-    }
-    std::uint32_t* slot(int k) const { return data + static_cast<std::size_t>(k) * count; }
-  };
-
-  // What one block in flight needs: its function data unless resident, its
-  // sorted layout and the layout's offsets. Consecutive blocks alternate
-  // between kSlots slots, each with its own compute stream of the context,
-  // so a block's kernels start while the previous block's finish.
+  // What one block in flight needs besides its function data: its sorted
+  // layout and the layout's offsets. Consecutive blocks alternate between
+  // kSlots slots, each with its own compute stream of the context, so a
+  // block's kernels start while the previous block's finish.
   struct Slot {
-    Source rows;  // streamed: the block's subsets
-    Source cols;
     DeviceArray<std::uint32_t> meta;
     DeviceArray<Point> rowPoints;
     DeviceArray<Point> tiles;
@@ -224,13 +90,12 @@ class PcfBlockOp {
     BlockLayoutPlan plan;
   };
   struct GpuStorage {
-    Source rows;  // resident
-    Source cols;
-    bool colsFromRows = false;  // pdist/l2_kernel with resident data: one copy
+    typename PlaneCollections<Point>::GpuData data;  // resident, or the slots' subsets
     Slot slots[kSlots];
     CudaEvent launched[kSlots];  // recorded after each slot's last block (exec_block)
-    // Declared after the slots: destroyed first, waiting for copies into them.
-    MetaStaging metaHost;
+    // The host staging of the layout offsets, `meta` per slot. Declared
+    // after the slots: destroyed first, waiting for copies into them.
+    PinnedStagingRing<std::uint32_t, kSlots> metaHost;
     std::size_t maxRows = 0;
     std::size_t maxTiles = 0;
     std::size_t sharedPerBlock = 0;  // opt-in limit
@@ -238,40 +103,34 @@ class PcfBlockOp {
     std::uint64_t smCount = 1;
   };
 
+  // The kernels' tile width, which the host layout plan takes as a parameter.
+  static constexpr std::uint32_t kTileCols = PcfTileGeometry::kTileCols;
+
   PcfBlockOp(std::shared_ptr<const DataManager> rows, std::shared_ptr<const DataManager> cols,
              Op op, Window<T> window, TriangleSkipMode skip)
-      : rows_(std::move(rows)), cols_(std::move(cols)), op_(op), window_(window), skip_(skip) {
-    for (std::size_t k = 0; k < cols_->count(); ++k) {
-      longestCol_ = std::max<std::uint64_t>(longestCol_, cols_->size_of(k));
-    }
-  }
+      : inputs_(std::move(rows), std::move(cols)),
+        op_(op),
+        window_(window),
+        skip_(skip),
+        longestCol_(longest_function(inputs_.cols())) {}
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
-  std::size_t row_count() const noexcept { return rows_->count(); }
-  std::size_t col_count() const noexcept { return cols_->count(); }
-  const DataManager& rows() const noexcept { return *rows_; }
-  const DataManager& cols() const noexcept { return *cols_; }
-  bool same_data() const noexcept { return rows_ == cols_; }
+  std::size_t row_count() const noexcept { return inputs_.rows().count(); }
+  std::size_t col_count() const noexcept { return inputs_.cols().count(); }
+  const DataManager& rows() const noexcept { return inputs_.rows(); }
+  const DataManager& cols() const noexcept { return inputs_.cols(); }
+  bool same_data() const noexcept { return inputs_.same_data(); }
 
   // Upload each collection once per GPU instead of a subset per block.
-  void set_resident(bool resident) noexcept { resident_ = resident; }
+  void set_resident(bool resident) noexcept { inputs_.set_resident(resident); }
 
   // Resident: sends the collections to every one of `devices` now, in one
-  // pass over the host data (each pinned chunk is filled once and copied to
-  // every GPU), for init_gpu_storage on those devices to take; without it,
-  // each GPU's init_gpu_storage uploads on its own. Returns when the copies
-  // are complete.
-  void upload_resident(const std::vector<int>& devices) {
-    if (!resident_ || devices.empty()) return;
-    std::vector<Uploaded> all(devices.size());
-    upload_to_all(*rows_, devices, all, &Uploaded::rows);
-    if (!same_data()) upload_to_all(*cols_, devices, all, &Uploaded::cols);
-    std::lock_guard<std::mutex> lock(uploaded_->mutex);
-    for (std::size_t d = 0; d < devices.size(); ++d) {
-      uploaded_->byDevice[devices[d]] = std::move(all[d]);
-    }
-  }
-  bool resident() const noexcept { return resident_; }
+  // pass over the host data (PlaneCollections::upload_resident), for
+  // init_gpu_storage on those devices to take; without it, each GPU's
+  // init_gpu_storage uploads on its own. Returns when the copies are
+  // complete.
+  void upload_resident(const std::vector<int>& devices) { inputs_.upload_resident(devices); }
+  bool resident() const noexcept { return inputs_.resident(); }
   void set_output_order(BlockOrder order) noexcept { order_ = order; }
   BlockOrder output_order() const noexcept { return order_; }
   void set_kernel(PcfKernel kernel) noexcept { kernel_ = kernel; }
@@ -291,10 +150,7 @@ class PcfBlockOp {
 
   // Whole collections can be resident only when their points fit 32-bit
   // offsets.
-  bool resident_possible() const {
-    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
-    return rows_->total_elements() <= kMax && cols_->total_elements() <= kMax;
-  }
+  bool resident_possible() const { return inputs_.resident_possible(); }
 
   // Slots of the GPU storage (1 or kSlots; set before init_gpu_storage): with
   // one, blocks cannot overlap (the pipeline then uses one stream).
@@ -306,30 +162,24 @@ class PcfBlockOp {
   // offsets.
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols, bool resident,
                                   int slots) const {
-    std::uint64_t source = 0, perSlot = 0;
-    if (resident) {
-      source = rows_->device_bytes(rows_->count());
-      if (!same_data()) source += cols_->device_bytes(cols_->count());
-    } else {
-      perSlot = rows_->device_bytes(maxRows) + cols_->device_bytes(maxCols);
-    }
-    const std::uint64_t layout =
-        (layout_row_points(*rows_, maxRows) + layout_tile_points(*cols_, maxCols, longestCol_)) *
-        sizeof(Point);
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    const std::uint64_t flags = maxRows + (maxCols + C - 1) / C * C;
-    perSlot += layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
-    return source + static_cast<std::uint64_t>(slots) * perSlot;
+    const std::uint64_t layout = (layout_row_points(rows(), maxRows) +
+                                  layout_tile_points(cols(), maxCols, longestCol_, kTileCols)) *
+                                 sizeof(Point);
+    const std::uint64_t flags = maxRows + layout_tiles(maxCols, kTileCols) * kTileCols;
+    const std::uint64_t perSlot =
+        layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+    return inputs_.device_bytes(maxRows, maxCols, resident, slots) +
+           static_cast<std::uint64_t>(slots) * perSlot;
   }
   std::uint64_t gpu_storage_bytes(std::size_t maxRows, std::size_t maxCols) const {
-    return gpu_storage_bytes(maxRows, maxCols, resident_, slots_);
+    return gpu_storage_bytes(maxRows, maxCols, resident(), slots_);
   }
 
   // The block's layout offsets fit the kernels' 32-bit indices.
   bool indices_fit(std::size_t maxRows, std::size_t maxCols) const {
     constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
-    return maxRows < kMax && maxCols < kMax && layout_row_points(*rows_, maxRows) <= kMax &&
-           layout_tile_points(*cols_, maxCols, longestCol_) <= kMax;
+    return maxRows < kMax && maxCols < kMax && layout_row_points(rows(), maxRows) <= kMax &&
+           layout_tile_points(cols(), maxCols, longestCol_, kTileCols) <= kMax;
   }
 
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& scheduler) const {
@@ -348,27 +198,16 @@ class PcfBlockOp {
     s.sharedPerBlock = ctx.info().sharedMemPerBlockOptin;
     s.sharedPerSm = ctx.info().sharedMemPerSm;
     s.smCount = static_cast<std::uint64_t>(std::max(1, ctx.info().smCount));
-    const cudaStream_t stream = ctx.compute_stream();
-    if (resident_) {
-      s.colsFromRows = same_data();
-      if (!take_uploaded(ctx.device(), s)) {
-        upload_whole(*rows_, s.rows, ctx, stream);
-        if (!same_data()) upload_whole(*cols_, s.cols, ctx, stream);
-      }
-    }
+    s.data = inputs_.init_device(ctx, maxRows, maxCols, slots_);
     const std::size_t metaCount = meta_count(maxRows, maxCols);
-    s.metaHost = MetaStaging(metaCount, slots_);
+    s.metaHost = PinnedStagingRing<std::uint32_t, kSlots>(metaCount, slots_);
     for (int k = 0; k < slots_; ++k) {
       Slot& slot = s.slots[k];
-      if (!resident_) {
-        slot.rows.subset = rows_->allocate_subset(ctx, maxRows);
-        slot.cols.subset = cols_->allocate_subset(ctx, maxCols);
-      }
       slot.meta = ctx.allocate<std::uint32_t>(metaCount);
       slot.rowPoints =
-          ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(*rows_, maxRows)));
+          ctx.allocate<Point>(static_cast<std::size_t>(layout_row_points(rows(), maxRows)));
       slot.tiles = ctx.allocate<Point>(
-          static_cast<std::size_t>(layout_tile_points(*cols_, maxCols, longestCol_)));
+          static_cast<std::size_t>(layout_tile_points(cols(), maxCols, longestCol_, kTileCols)));
       slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
     }
     allow_shared_memory(s.sharedPerBlock);
@@ -398,8 +237,8 @@ class PcfBlockOp {
     }
     Slot& slot = s.slots[slotIndex];
     const PairSelection selection = select_pairs(block, skip_, same_data());
-    plan_block_layout(*rows_, *cols_, block, selection, slot.plan);
-    plan_launches(slot.plan, s.sharedPerBlock);
+    plan_block_layout(rows(), cols(), block, selection, kTileCols, slot.plan);
+    plan_launches(slot.plan, sizeof(Point), s.sharedPerBlock);
     const BlockLayoutPlan& p = slot.plan;
     // Blocks on the two streams overlap only when each is one launch (tiles
     // of one size): launches of different tile sizes running together
@@ -411,39 +250,20 @@ class PcfBlockOp {
       s.launched[other].make_wait(stream);
     }
 
-    std::uint32_t rowBase = 0, colBase = 0;
-    if (resident_) {
-      rowBase = static_cast<std::uint32_t>(block.rows.first);
-      colBase = static_cast<std::uint32_t>(block.cols.first);
-    } else {
-      rows_->upload_subset(slot.rows.subset, block.rows.first, block.n_rows(), stream);
-      cols_->upload_subset(slot.cols.subset, block.cols.first, block.n_cols(), stream);
-    }
+    // The block's function data (streamed: its subsets go up now).
+    const typename PlaneCollections<Point>::BlockSource src =
+        inputs_.stage_block(s.data, block, slotIndex, stream);
 
     // The layout's offsets go up in one copy (the pinned buffer is reused
     // once the previous copy has left it).
-    MetaStaging& staging = s.metaHost;
-    if (staging.pending[slotIndex]) staging.uploaded[slotIndex].synchronize();
-    staging.pending[slotIndex] = false;
-    MetaView v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
-    std::uint32_t* h = staging.slot(slotIndex);
-    const MetaView hv = meta_view(h, s.maxRows, s.maxTiles);
-    std::copy(p.rowOrder.begin(), p.rowOrder.end(), hv.rowOrder);
-    std::copy(p.rowOffsets.begin(), p.rowOffsets.end(), hv.rowOffsets);
-    std::copy(p.colOrder.begin(), p.colOrder.end(), hv.colOrder);
-    std::copy(p.colLength.begin(), p.colLength.end(), hv.colLength);
-    std::copy(p.tileOffsets.begin(), p.tileOffsets.end(), hv.tileOffsets);
-    MPCF_CUDA_TRY(
-        cudaMemcpyAsync(slot.meta.data(), h, slot.meta.bytes(), cudaMemcpyHostToDevice, stream));
-    staging.uploaded[slotIndex].record(stream);
-    staging.pending[slotIndex] = true;
+    const LayoutMeta v = meta_view(slot.meta.data(), s.maxRows, s.maxTiles);
+    pack_layout_meta(p, meta_view(s.metaHost.acquire(slotIndex), s.maxRows, s.maxTiles));
+    s.metaHost.upload(slotIndex, slot.meta.data(), stream);
 
-    const Source& rowSrc = resident_ ? s.rows : slot.rows;
-    const Source& colSrc = resident_ ? (s.colsFromRows ? s.rows : s.cols) : slot.cols;
     LayoutArgs la{};
-    la.srcOffsets = rowSrc.offsets_data();
-    la.rowBase = rowBase;
-    la.colBase = colBase;
+    la.srcOffsets = src.rowOffsets;
+    la.rowBase = src.rowBase;
+    la.colBase = src.colBase;
     la.rowOrder = v.rowOrder;
     la.rowOffsets = v.rowOffsets;
     la.colOrder = v.colOrder;
@@ -459,11 +279,10 @@ class PcfBlockOp {
     }
     la.timeBound = static_cast<double>(max_abs_time<T>());
     constexpr std::uint32_t kWarps = PcfTileGeometry::kLayoutThreads / 32;
-    if (rowSrc.offsets_data() == colSrc.offsets_data() &&
-        rowSrc.elements_data() == colSrc.elements_data()) {
+    if (src.one_source()) {
       const std::uint32_t items = la.nRows + la.nColSlots;
       pcf_layout_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
-                             stream>>>(la, rowSrc.elements_data(), slot.rowPoints.data(),
+                             stream>>>(la, src.rowElements, slot.rowPoints.data(),
                                        slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     } else {
@@ -471,15 +290,15 @@ class PcfBlockOp {
       LayoutArgs rowsOnly = la;
       rowsOnly.nColSlots = 0;
       pcf_layout_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
-                             0, stream>>>(rowsOnly, rowSrc.elements_data(), slot.rowPoints.data(),
+                             0, stream>>>(rowsOnly, src.rowElements, slot.rowPoints.data(),
                                           slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
       LayoutArgs colsOnly = la;
-      colsOnly.srcOffsets = colSrc.offsets_data();
+      colsOnly.srcOffsets = src.colOffsets;
       colsOnly.nRows = 0;
       pcf_layout_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
                              PcfTileGeometry::kLayoutThreads, 0, stream>>>(
-          colsOnly, colSrc.elements_data(), slot.rowPoints.data(), slot.tiles.data());
+          colsOnly, src.colElements, slot.rowPoints.data(), slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     }
   }
@@ -493,7 +312,7 @@ class PcfBlockOp {
     if (p.nRows != block.n_rows() || p.nCols != block.n_cols()) {
       throw std::logic_error("launch_block: the uploaded layout is of another block");
     }
-    const MetaView v =
+    const LayoutMeta v =
         meta_view(const_cast<std::uint32_t*>(slot.meta.data()), s.maxRows, s.maxTiles);
     TiledBlockArgs<T> args{};
     args.rowPoints = slot.rowPoints.data();
@@ -525,7 +344,7 @@ class PcfBlockOp {
 
     std::uint32_t q = 0;
     for (const std::uint32_t end : p.launchEnds) {
-      const std::uint64_t first = tile_bytes(p, q);
+      const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
       const bool staged = first <= s.sharedPerBlock;
       const std::uint32_t ringGroups = staged ? ring_groups(kernel_, first, s.sharedPerBlock) : 0;
       const std::uint32_t threads = ringGroups   ? ringGroups * G::kTileCols
@@ -576,54 +395,11 @@ class PcfBlockOp {
   }
 
  private:
-  static std::uint64_t tile_bytes(const BlockLayoutPlan& p, std::uint32_t q) {
-    return std::uint64_t(p.tileOffsets[q + 1] - p.tileOffsets[q]) * sizeof(Point);
-  }
-
-  // Tiles are sorted by size, largest first: they are split into launches of
-  // similar sizes (staged tiles within a factor of two of the launch's first,
-  // so shared memory is reserved for what a launch needs), or of all the
-  // tiles too large for shared memory.
-  static void plan_launches(BlockLayoutPlan& p, std::size_t sharedPerBlock) {
-    p.launchEnds.clear();
-    std::uint32_t q = 0;
-    while (q < p.nTiles) {
-      const std::uint64_t first = tile_bytes(p, q);
-      const bool staged = first <= sharedPerBlock;
-      std::uint32_t end = q + 1;
-      while (end < p.nTiles &&
-             (staged ? 2 * tile_bytes(p, end) > first : tile_bytes(p, end) > sharedPerBlock)) {
-        ++end;
-      }
-      p.launchEnds.push_back(end);
-      q = end;
-    }
-  }
-
-  struct MetaView {
-    std::uint32_t* rowOrder;
-    std::uint32_t* rowOffsets;
-    std::uint32_t* colOrder;
-    std::uint32_t* colLength;
-    std::uint32_t* tileOffsets;
-  };
-  static std::size_t meta_count_for(std::size_t maxRows, std::size_t maxTiles) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    return maxRows + (maxRows + 1) + 2 * maxTiles * C + (maxTiles + 1);
-  }
   static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    return meta_count_for(maxRows, (maxCols + C - 1) / C);
+    return layout_meta_count(maxRows, layout_tiles(maxCols, kTileCols), kTileCols);
   }
-  static MetaView meta_view(std::uint32_t* base, std::size_t maxRows, std::size_t maxTiles) {
-    constexpr std::size_t C = PcfTileGeometry::kTileCols;
-    MetaView v;
-    v.rowOrder = base;
-    v.rowOffsets = v.rowOrder + maxRows;
-    v.colOrder = v.rowOffsets + maxRows + 1;
-    v.colLength = v.colOrder + maxTiles * C;
-    v.tileOffsets = v.colLength + maxTiles * C;
-    return v;
+  static LayoutMeta meta_view(std::uint32_t* base, std::size_t maxRows, std::size_t maxTiles) {
+    return layout_meta_view(base, maxRows, maxTiles, kTileCols);
   }
 
   // Threads per thread block for staged tiles of `bytes`: enough resident
@@ -650,160 +426,14 @@ class PcfBlockOp {
     }
   }
 
-  // Collections uploaded by upload_resident, per device, until a GPU's
-  // storage takes them.
-  struct Uploaded {
-    Source rows;
-    Source cols;
-  };
-  struct UploadedByDevice {
-    std::mutex mutex;
-    std::map<int, Uploaded> byDevice;
-  };
-
-  bool take_uploaded(int device, GpuStorage& s) const {
-    std::lock_guard<std::mutex> lock(uploaded_->mutex);
-    auto it = uploaded_->byDevice.find(device);
-    if (it == uploaded_->byDevice.end()) return false;
-    s.rows = std::move(it->second.rows);
-    s.cols = std::move(it->second.cols);
-    uploaded_->byDevice.erase(it);
-    return true;
-  }
-
-  static std::vector<std::uint32_t> offsets32(const DataManager& m) {
-    const std::size_t n = m.count();
-    std::vector<std::uint32_t> offs(n + 1);
-    for (std::size_t k = 0; k <= n; ++k) offs[k] = static_cast<std::uint32_t>(m.host().offset(k));
-    return offs;
-  }
-
-  // One collection to every device (see upload_resident): arrays allocated
-  // on each device, one stream per device for the copies.
-  static void upload_to_all(const DataManager& m, const std::vector<int>& devices,
-                            std::vector<Uploaded>& all, Source Uploaded::*which) {
-    const std::size_t k = devices.size();
-    std::vector<CudaStream> streams;
-    streams.reserve(k);
-    std::vector<Target> offsets(k), elements(k);
-    for (std::size_t d = 0; d < k; ++d) {
-      ScopedDevice on(devices[d]);
-      Source& src = all[d].*which;
-      src.resident = true;
-      src.offsets = DeviceArray<std::uint32_t>(m.count() + 1);
-      src.elements = DeviceArray<Point>(static_cast<std::size_t>(m.total_elements()));
-      streams.emplace_back();
-      offsets[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.offsets.data()),
-                          streams.back().get()};
-      elements[d] = Target{devices[d], reinterpret_cast<unsigned char*>(src.elements.data()),
-                           streams.back().get()};
-    }
-    const std::vector<std::uint32_t> offs = offsets32(m);
-    upload_bytes(offsets, reinterpret_cast<const unsigned char*>(offs.data()),
-                 offs.size() * sizeof(std::uint32_t));
-    upload_bytes(elements, reinterpret_cast<const unsigned char*>(m.host().elements().data()),
-                 static_cast<std::size_t>(m.total_elements()) * sizeof(Point));
-  }
-
-  // The whole collection, offsets as 32-bit, uploaded to one GPU.
-  static void upload_whole(const DataManager& m, Source& src, GpuContext& ctx, cudaStream_t stream) {
-    src.resident = true;
-    src.offsets = ctx.allocate<std::uint32_t>(m.count() + 1);
-    src.elements = ctx.allocate<Point>(static_cast<std::size_t>(m.total_elements()));
-    const std::vector<std::uint32_t> offs = offsets32(m);
-    const int device = ctx.device();
-    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.offsets.data()), stream}},
-                 reinterpret_cast<const unsigned char*>(offs.data()), src.offsets.bytes());
-    upload_bytes({Target{device, reinterpret_cast<unsigned char*>(src.elements.data()), stream}},
-                 reinterpret_cast<const unsigned char*>(m.host().elements().data()),
-                 src.elements.bytes());
-  }
-
-  // Where upload_bytes copies to: a device array and the stream (of that
-  // device) that copies.
-  struct Target {
-    int device = 0;
-    unsigned char* data = nullptr;
-    cudaStream_t stream = nullptr;
-  };
-
-  // Copies `bytes` from pageable host memory to every target, through a ring
-  // of cached pinned chunks filled by a few host threads (a plain copy from
-  // pageable memory runs at a third of the speed): each chunk is filled once
-  // and copied to every target. Returns when all copies are complete.
-  static void upload_bytes(const std::vector<Target>& targets, const unsigned char* host,
-                           std::size_t bytes) {
-    constexpr int kRing = 3;
-    constexpr std::size_t kChunk = PinnedChunk::bytes();
-    if (bytes == 0 || targets.empty()) return;
-    const std::size_t k = targets.size();
-    std::vector<PinnedChunk> ring;
-    ring.reserve(kRing);
-    // copied[slot * k + d]: target d's copy out of the slot (an event of
-    // target d's device).
-    std::vector<CudaEvent> copied;
-    copied.reserve(kRing * k);
-    for (int slot = 0; slot < kRing; ++slot) {
-      for (const Target& t : targets) {
-        ScopedDevice on(t.device);
-        copied.emplace_back();
-      }
-    }
-    // Destroyed first, also on failure: no chunk goes back to the cache while
-    // a copy may still read it.
-    struct Wait {
-      const std::vector<Target>& targets;
-      ~Wait() {
-        for (const Target& t : targets) MPCF_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(t.stream));
-      }
-    } wait{targets};
-    // The host copy of a chunk is split between a few threads (memcpy is
-    // bound by one core's bandwidth).
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-    std::optional<detail::SlicePool> pool;
-    if (bytes > (std::size_t(1) << 20)) pool.emplace(threads - 1);
-    for (std::size_t at = 0, c = 0; at < bytes; at += kChunk, ++c) {
-      const int slot = static_cast<int>(c % kRing);
-      if (ring.size() < kRing) {
-        ring.emplace_back();
-      } else {
-        for (std::size_t d = 0; d < k; ++d) copied[slot * k + d].synchronize();
-      }
-      const std::size_t len = std::min(kChunk, bytes - at);
-      unsigned char* staging = ring[slot].as<unsigned char>();
-      const std::size_t parts =
-          pool ? std::min<std::size_t>(pool->threads(), (len + (1u << 20) - 1) >> 20) : 1;
-      auto part = [&](std::size_t p) {
-        const std::size_t from = len * p / parts, to = len * (p + 1) / parts;
-        std::memcpy(staging + from, host + at + from, to - from);
-      };
-      if (parts > 1) {
-        pool->run(parts, part);
-      } else {
-        part(0);
-      }
-      for (std::size_t d = 0; d < k; ++d) {
-        const Target& t = targets[d];
-        ScopedDevice on(t.device);
-        MPCF_CUDA_TRY(cudaMemcpyAsync(t.data + at, staging, len, cudaMemcpyHostToDevice, t.stream));
-        copied[slot * k + d].record(t.stream);
-      }
-    }
-    // The staging chunks go back to the cache when this returns.
-    for (const Target& t : targets) MPCF_CUDA_TRY(cudaStreamSynchronize(t.stream));
-  }
-
-  std::shared_ptr<const DataManager> rows_;
-  std::shared_ptr<const DataManager> cols_;
+  PlaneCollections<Point> inputs_;
   Op op_;
   Window<T> window_;
   TriangleSkipMode skip_;
-  std::uint64_t longestCol_ = 0;
-  bool resident_ = false;
+  std::uint64_t longestCol_;
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
   PcfKernel kernel_ = PcfKernel::Auto;
-  std::shared_ptr<UploadedByDevice> uploaded_ = std::make_shared<UploadedByDevice>();
 };
 
 }  // namespace mpcf::cuda
