@@ -88,8 +88,9 @@ enum {
   BAD_OFFSETS = 128, /* offsets[0] != 0, decreasing, or offsets[n] != total */
   BAD_PCF = 256,     /* m = 0, a time or value not finite, times not increasing */
   BAD_LONG = 1024,   /* longer than the fields give: "truncated" or "corrupt" */
-  BAD_HUGE = 512     /* the length the fields give does not fit 64 bits (the message may say so
+  BAD_HUGE = 512,    /* the length the fields give does not fit 64 bits (the message may say so
                       * instead of "truncated": a size too large for 64 bits) */
+  BAD_TYPE = 2048    /* version 2: a function type code other than 1 or 2 */
 };
 
 typedef struct model {
@@ -97,6 +98,7 @@ typedef struct model {
   int defect_s; /* known defect S applies */
   int also_pcf; /* MPCF_ERROR_INVALID_PCF is acceptable too (bad offsets and a bad function) */
   int dtype; /* 1 float32, 2 float64 (as stored) */
+  int type;  /* 1 piecewise constant, 2 piecewise linear (version 2 only; version 1: 1) */
   uint64_t ndim, n, total;
   const uint8_t* shape;   /* ndim uint64 */
   const uint8_t* offsets; /* n + 1 uint64 */
@@ -124,12 +126,20 @@ static model read_model(const uint8_t* p, size_t size) {
     m.bad |= BAD_LENGTH;
     return m;
   }
-  if (le32(p + 8) != 1) m.bad |= BAD_VERSION;
+  const uint32_t version = le32(p + 8);
+  if (version != 1 && version != 2) m.bad |= BAD_VERSION;
   const uint32_t dt = le32(p + 12);
   if (dt != 1 && dt != 2) m.bad |= BAD_DTYPE;
   m.dtype = (int)dt;
   m.esz = dt == 1 ? 4 : 8;
+  /* version 1: a uint64 ndim; version 2: uint32 ndim, uint32 function type */
+  m.type = 1;
   m.ndim = le64(p + 16);
+  if (version == 2) {
+    m.ndim = le32(p + 16);
+    m.type = (int)le32(p + 20);
+    if (m.type != 1 && m.type != 2) m.bad |= BAD_TYPE;
+  }
   m.n = le64(p + 24);
   m.total = le64(p + 32);
   if (m.ndim < 1 || m.ndim > MAX_NDIM) m.bad |= BAD_NDIM;
@@ -238,6 +248,10 @@ static void check_same_data(const char* what, mpcf_pcfs* h, const model* m) {
   check_status("mpcf_pcfs_dtype", mpcf_pcfs_dtype(h, &dt), ST(MPCF_OK));
   FZ_CHECK((int)dt == (m->dtype == 1 ? MPCF_FLOAT32 : MPCF_FLOAT64), "%s: dtype %d, the file says %d", what, (int)dt,
            m->dtype);
+  mpcf_function_type ft = (mpcf_function_type)0;
+  check_status("mpcf_pcfs_function_type", mpcf_pcfs_function_type(h, &ft), ST(MPCF_OK));
+  FZ_CHECK((int)ft == (m->type == 2 ? MPCF_PIECEWISE_LINEAR : MPCF_PIECEWISE_CONSTANT),
+           "%s: function type %d, the file says %d", what, (int)ft, m->type);
   check_status("mpcf_pcfs_ndim", mpcf_pcfs_ndim(h, &nd), ST(MPCF_OK));
   FZ_CHECK(nd == m->ndim, "%s: ndim %zu, the file says %llu", what, nd, (unsigned long long)m->ndim);
   uint64_t shape[MAX_NDIM + 1];
@@ -309,7 +323,8 @@ static mpcf_status create_from_model(const model* m, mpcf_pcfs** out) {
   memcpy(t, m->times, bytes);
   memcpy(v, m->values, bytes);
   const mpcf_status s =
-      mpcf_pcfs_create(m->dtype == 1 ? MPCF_FLOAT32 : MPCF_FLOAT64, m->n, off, m->total ? t : NULL, m->total ? v : NULL, out);
+      (m->type == 2 ? mpcf_plfs_create : mpcf_pcfs_create)(m->dtype == 1 ? MPCF_FLOAT32 : MPCF_FLOAT64, m->n, off,
+                                                           m->total ? t : NULL, m->total ? v : NULL, out);
   free(off);
   free(t);
   free(v);
@@ -340,6 +355,10 @@ static void check_message(const char* call, const model* m) {
      * large to exist" when the fields describe more than it could hold */
     FZ_CHECK(strstr(msg, "truncated") != NULL || strstr(msg, "too large") != NULL,
              "%s: a file shorter than its fields say, and the message says neither \"truncated\" nor \"too large\": %s",
+             call, msg);
+  }
+  if (one_flag(m->bad, BAD_TYPE)) {
+    FZ_CHECK(strstr(msg, "function type") != NULL, "%s: a wrong function type, and the message does not say so: %s",
              call, msg);
   }
   if (one_flag(m->bad, BAD_HASH)) {
@@ -409,9 +428,11 @@ static int pipe_with(const uint8_t* p, size_t size, char* path, size_t cap) {
 /* The length the header declares, when the fields that give it are valid
  * (so that the loader reads that far). */
 static int declared_length(const uint8_t* p, size_t size, uint64_t* want) {
-  if (size < HEADER || memcmp(p, MAGIC, 8) != 0 || le32(p + 8) != 1) return 0;
+  if (size < HEADER || memcmp(p, MAGIC, 8) != 0 || (le32(p + 8) != 1 && le32(p + 8) != 2)) return 0;
   const uint32_t dt = le32(p + 12);
-  const uint64_t ndim = le64(p + 16), n = le64(p + 24), total = le64(p + 32);
+  const int v2 = le32(p + 8) == 2;
+  const uint64_t ndim = v2 ? le32(p + 16) : le64(p + 16), n = le64(p + 24), total = le64(p + 32);
+  if (v2 && le32(p + 20) != 1 && le32(p + 20) != 2) return 0;
   if ((dt != 1 && dt != 2) || ndim < 1 || ndim > MAX_NDIM) return 0;
   const unsigned __int128 w = (unsigned __int128)HEADER + 8u * (unsigned __int128)ndim +
                               8u * ((unsigned __int128)n + 1u) + 2u * (dt == 1 ? 4u : 8u) * (unsigned __int128)total + 8u;
