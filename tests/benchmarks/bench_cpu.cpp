@@ -246,6 +246,38 @@ void BM_l2_kernel(benchmark::State& state, mpcf_dtype dtype) {
   mpcf_pcfs_destroy(X);
 }
 
+// pdist of the same breakpoints read as piecewise constant (range(3) = 0)
+// or piecewise linear (1) functions, p = range(4): the PLF cost beside the
+// PCF call (DESIGN §6: PLF pdist within 2.5x of PCF pdist on the CPU).
+void BM_pdist_type(benchmark::State& state, mpcf_dtype dtype) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto m = static_cast<std::size_t>(state.range(1));
+  const int threads = static_cast<int>(state.range(2));
+  const bool linear = state.range(3) == 1;
+  const double p = static_cast<double>(state.range(4));
+  const Input in = make_input(n, m);
+  mpcf_pcfs* X = nullptr;
+  auto create = linear ? mpcf_plfs_create : mpcf_pcfs_create;
+  check(dtype == MPCF_FLOAT32
+            ? create(dtype, n, in.offsets.data(), in.t32.data(), in.v32.data(), &X)
+            : create(dtype, n, in.offsets.data(), in.t.data(), in.v.data(), &X));
+  mpcf_options* o = cpu_options(threads);
+  const std::uint64_t size = n * (n - 1) / 2;
+  std::vector<double> out64(dtype == MPCF_FLOAT64 ? size : 0);
+  std::vector<float> out32(dtype == MPCF_FLOAT32 ? size : 0);
+  void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
+  for (auto _ : state) {
+    check(mpcf_pdist(X, p, MPCF_LAYOUT_CONDENSED, out, size, o));
+    benchmark::ClobberMemory();
+  }
+  state.counters["steps_per_s"] =
+      benchmark::Counter(merge_steps(n, m), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = resolved_threads(threads);
+  state.SetLabel(linear ? "PLF" : "PCF");
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
 // Baseline: the obvious implementation, one thread.
 double naive_l1(const std::vector<std::pair<double, double>>& f,
                 const std::vector<std::pair<double, double>>& g) {
@@ -314,6 +346,14 @@ BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 0, 1, 0})->Arg
     ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_l2_kernel, f32, MPCF_FLOAT32)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_l2_kernel, f64, MPCF_FLOAT64)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_pdist_type, f32, MPCF_FLOAT32)
+    ->ArgNames({"n", "m", "threads", "linear", "p"})
+    ->Args({2000, 128, 0, 0, 1})->Args({2000, 128, 0, 1, 1})->Args({2000, 128, 0, 0, 2})->Args({2000, 128, 0, 1, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_pdist_type, f64, MPCF_FLOAT64)
+    ->ArgNames({"n", "m", "threads", "linear", "p"})
+    ->Args({2000, 128, 0, 0, 1})->Args({2000, 128, 0, 1, 1})->Args({2000, 128, 0, 0, 2})->Args({2000, 128, 0, 1, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -1,5 +1,6 @@
 /*
- * libmpcf — exact similarity matrices between piecewise constant functions.
+ * libmpcf — exact similarity matrices between piecewise constant and
+ * piecewise linear functions.
  *
  * This header is the whole public contract of libmpcf.so. It is plain C11,
  * includes no CUDA header, and every symbol it declares starts with mpcf_.
@@ -23,7 +24,10 @@
  * ------------------------------------------------
  * A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
  * increasing t_k and finite v_k; f(t) = 0 for t < t_0, v_k on [t_k, t_{k+1}),
- * and v_{m-1} for t >= t_{m-1}. All integrals run over the window [a, b)
+ * and v_{m-1} for t >= t_{m-1}. A PLF (piecewise linear function,
+ * mpcf_function_type) has the same breakpoints and tails and is the linear
+ * interpolation of v_k and v_{k+1} on [t_k, t_{k+1}]; what follows holds for
+ * both kinds. All integrals run over the window [a, b)
  * (default: the whole real line). A piece whose integrand is exactly zero
  * contributes exactly zero, whatever its width; a non-zero integrand on an
  * unbounded piece gives +inf (distances) or +-inf (kernel).

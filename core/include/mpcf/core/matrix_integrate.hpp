@@ -369,10 +369,12 @@ class CpuPairValueTask final : public Work {
                        const std::size_t i = b.rows.first + r;
                        const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
                        const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
-                       for (std::size_t q = 0; q < nc; ++q) {
-                         buf[block_slot(order, r, q, nr, nc)] =
-                             q < count ? value_(i, b.cols.first + q) : T(0);
+                       for (std::size_t q = count; q < nc; ++q) {
+                         buf[block_slot(order, r, q, nr, nc)] = T(0);
                        }
+                       value_.row(i, b.cols.first, count, [&](std::size_t q, T v) {
+                         buf[block_slot(order, r, q, nr, nc)] = v;
+                       });
                        c.add_done(count);
                      }
                    });
@@ -401,7 +403,46 @@ struct ObjectPair {
     return w.is_whole_line() ? value<false>(i, j) : value<true>(i, j);
   }
 
+  // store(q, value of (i, jFirst + q)) for q < count. Single functions walk
+  // four pairs of the row in lockstep (instruction-level parallelism, as
+  // the scalar PCF walk does); the same bits as one pair at a time.
+  template <typename Store>
+  void row(std::size_t i, std::size_t jFirst, std::size_t count, Store store) const {
+    if (w.is_whole_line()) {
+      row_of<false>(i, jFirst, count, store);
+    } else {
+      row_of<true>(i, jFirst, count, store);
+    }
+  }
+
  private:
+  template <bool Windowed, typename Store>
+  void row_of(std::size_t i, std::size_t jFirst, std::size_t count, Store& store) const {
+    std::size_t q = 0;
+    if (K == 1) {
+      constexpr int L = 4;
+      const auto& dx = x->data();
+      const auto& dy = y->data();
+      const auto nf = static_cast<std::uint32_t>(dx.size_of(i));
+      for (; q + L <= count; q += L) {
+        Walk<Windowed, T, Op> walk[L];
+        for (int k = 0; k < L; ++k) {
+          const std::size_t j = jFirst + q + static_cast<std::size_t>(k);
+          walk[k].init(dx.data_of(i), nf, dy.data_of(j), static_cast<std::uint32_t>(dy.size_of(j)),
+                       op);
+        }
+        for (;;) {
+          bool all = true;
+          for (int k = 0; k < L; ++k) all &= walk[k].both_active();
+          if (!all) break;
+          for (int k = 0; k < L; ++k) walk[k].step(w.a, w.b, op);
+        }
+        for (int k = 0; k < L; ++k) store(q + static_cast<std::size_t>(k), walk[k].finish(w.a, w.b, op));
+      }
+    }
+    for (; q < count; ++q) store(q, value<Windowed>(i, jFirst + q));
+  }
+
   template <bool Windowed>
   T value(std::size_t i, std::size_t j) const {
     const auto& dx = x->data();
