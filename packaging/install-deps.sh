@@ -84,7 +84,10 @@ fi
 # examples against known versions; umap-learn brings numba, llvmlite and
 # pynndescent (wheels, about 25 s to install). Checked by installed version,
 # not by import: importing umap compiles its numba functions (about 20 s).
-pins="umap-learn==0.5.12 scikit-learn==1.9.1"
+# persim: its exact landscapes (PersLandscapeExact) are an independent
+# reference for mpcf.landscape (bindings/python/tests/test_plf.py); it brings
+# matplotlib.
+pins="umap-learn==0.5.12 scikit-learn==1.9.1 persim==0.4.1"
 pinned=$("$py" - $pins <<'PY'
 import sys
 from importlib.metadata import PackageNotFoundError, version
