@@ -553,3 +553,28 @@ def test_components_bad_inputs():
         mpcf.knn(mpcf.PlfCollection([[f, f], [f, f]]), 2, components=True)
     with pytest.raises(ValueError, match="V has shape"):
         mpcf.kernel_matvec(A, [1.0, 1.0, 1.0, 1.0], components=True)
+
+
+@pytest.mark.parametrize("kind", [mpcf.PlfCollection, mpcf.PcfCollection])
+def test_dask_components_equal_single_process(rng, kind):
+    pytest.importorskip("dask")
+    import mpcf.dask
+    from mpcf import _dask_tasks
+
+    X, fs = _objects(rng, 23, 3, kind)
+    Y = kind(fs[:7])
+    for p in (1, 2, INF):
+        D = mpcf.dask.pdist(X, p, chunks=5, components=True).compute()
+        assert np.array_equal(D, mpcf.pdist(X, p, layout="square", components=True))
+        C = mpcf.dask.cdist(X, Y, p, chunks=(4, 3), components=True).compute()
+        assert np.array_equal(C, mpcf.cdist(X, Y, p, components=True))
+        d, i = mpcf.dask.knn(X, 3, p=p, chunks=6, components=True)
+        d2, i2 = mpcf.knn(X, 3, p=p, components=True)
+        assert np.array_equal(d, d2) and np.array_equal(i, i2)
+    objects = pickle.loads(pickle.dumps(_dask_tasks.ComponentObjects(X)))
+    assert objects.shape == (23,) and objects.K == 3
+    assert np.array_equal(mpcf.pdist(objects.slice(2, 9)), mpcf.pdist(kind(fs[2:9]), components=True))
+    with pytest.raises(mpcf.InvalidArgumentError, match="component axis"):
+        mpcf.dask.pdist(kind(fs[0]), components=True)
+    with pytest.raises(TypeError, match="components must be True or False"):
+        mpcf.dask.knn(X, 1, components="yes")

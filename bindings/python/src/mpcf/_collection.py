@@ -704,3 +704,14 @@ def object_view(X: Any, components: Any) -> Any:
     check(swig.mpcf_pcfs_set_component_axis(handle, 1))
     objects = X.shape[:-1]
     return type(X)._wrap(handle, objects, X.dtype)
+
+
+def object_slice(X: Any, K: int, begin: int, end: int) -> Any:
+    """The objects begin .. end-1 of X seen as objects of K functions (the
+    functions begin*K .. end*K-1), as a view with a component axis whose
+    Python shape is (end - begin,): for the tiles of mpcf.dask."""
+    handle = check(swig.mpcf_pcfs_slice(X._handle, begin * K, end * K))
+    dims = np.asarray([end - begin, K], dtype=np.uint64)
+    check(swig.mpcf_pcfs_reshape(handle, 2, address(dims)))
+    check(swig.mpcf_pcfs_set_component_axis(handle, 1))
+    return type(X)._wrap(handle, (end - begin,), X.dtype)
