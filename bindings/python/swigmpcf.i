@@ -97,6 +97,7 @@ MPCF_SCALAR_OUTPUT(uint64_t, total, PyLong_FromUnsignedLongLong)
 MPCF_SCALAR_OUTPUT(size_t, out, PyLong_FromSize_t)
 MPCF_SCALAR_OUTPUT(double, out, PyFloat_FromDouble)
 MPCF_SCALAR_OUTPUT(mpcf_dtype, out, PyLong_FromLong)
+MPCF_SCALAR_OUTPUT(mpcf_function_type, out, PyLong_FromLong)
 
 /* ---- handles: owned proxy objects ------------------------------------ */
 /* The structs are opaque in C; SWIG only needs to know they exist to give

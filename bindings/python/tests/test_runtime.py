@@ -289,6 +289,7 @@ PUBLIC_CALLABLES = [
     mpcf.pdist, mpcf.cdist, mpcf.l2_kernel, mpcf.lp_distance, mpcf.l2_inner_product,
     mpcf.lp_norm, mpcf.build_info, mpcf.has_cuda, mpcf.cuda_device_count,
     mpcf.PcfCollection, mpcf.PcfCollection.from_csr,
+    mpcf.PlfCollection, mpcf.landscape, mpcf.silhouette,
 ]
 
 

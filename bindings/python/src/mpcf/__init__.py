@@ -31,7 +31,7 @@ from ._errors import (
     OutOfMemoryError,
 )
 from ._lib import swig as _swig
-from ._collection import PcfCollection
+from ._collection import PcfCollection, PlfCollection
 from ._ops import (
     build_info,
     cdist,
@@ -48,6 +48,7 @@ from ._reduce import kernel_matvec, kneighbors_graph, knn
 # Public classes show (and pickle) as mpcf.X rather than mpcf._module.X.
 for _cls in (
     PcfCollection,
+    PlfCollection,
     Error,
     InvalidArgumentError,
     InvalidPcfError,
@@ -79,7 +80,9 @@ from ._tda import (
     betti_curve,
     combine,
     evaluate,
+    landscape,
     mean,
+    silhouette,
     stable_rank,
     sum,
 )
@@ -91,6 +94,7 @@ __version__: str = _swig.mpcf_version_string()
 
 __all__ = [
     "PcfCollection",
+    "PlfCollection",
     "pdist",
     "cdist",
     "l2_kernel",
@@ -124,6 +128,8 @@ __all__ = [
     "sum",
     "combine",
     "evaluate",
+    "landscape",
+    "silhouette",
     "save",
     "load",
 ]

@@ -1,5 +1,5 @@
-"""PCF collections: NumPy arrays and nested lists into validated libmpcf
-handles."""
+"""PCF and PLF collections: NumPy arrays and nested lists into validated
+libmpcf handles."""
 
 from __future__ import annotations
 
@@ -33,10 +33,11 @@ def _float_dtype(dtype: DTypeLike, what: str = "dtype") -> Optional[np.dtype]:
 
 # How to turn other data into float64, in the terms of every function that
 # takes PCFs (pdist(X), cdist(X, Y), PcfCollection(data), ...).
-_CONVERT_HINT = (
-    "convert it with .astype(np.float64), or wrap the input as "
-    "mpcf.PcfCollection(data, dtype=np.float64)"
-)
+def _convert_hint(cls: type) -> str:
+    return (
+        "convert it with .astype(np.float64), or wrap the input as "
+        f"mpcf.{cls.__name__}(data, dtype=np.float64)"
+    )
 
 
 def _a(noun: str) -> str:
@@ -48,73 +49,35 @@ def _format_index(index: Tuple[int, ...]) -> str:
     return "(" + ", ".join(str(i) for i in index) + (",)" if len(index) == 1 else ")")
 
 
-class PcfCollection:
-    """An immutable, validated tensor of piecewise constant functions (PCFs).
+class _FunctionCollection:
+    """The implementation shared by :class:`PcfCollection` and
+    :class:`PlfCollection`: a libmpcf collection handle with its tensor shape
+    and dtype. A subclass names its kind of function (``_NOUN``, used in the
+    messages Python composes) and the C calls that create it."""
 
-    A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
-    increasing times t_k and finite values v_k:
-    f(t) = 0 for t < t_0, f(t) = v_k on [t_k, t_{k+1}), and f(t) = v_{m-1}
-    for t >= t_{m-1}. One PCF is written as an (m, 2) array whose rows are
-    (t_k, v_k), or as a list of (t, v) pairs.
-
-    A collection holds PCFs of one dtype (float32 or float64) arranged in a
-    tensor ``shape`` (row-major). It accepts:
-
-    * a list (or tuple) of PCFs: shape ``(n,)``;
-    * nested lists of PCFs: the nesting gives the shape, e.g. a list of 2
-      lists of 3 PCFs has shape ``(2, 3)``; the nesting must be regular;
-    * one PCF: shape ``()``;
-    * an array of shape ``(*shape, m, 2)``: PCFs that all have m breakpoints
-      (used without a copy when it is C-contiguous with the right dtype);
-    * CSR arrays, through :meth:`from_csr`.
-
-    The data is validated once, here, and copied into the library; the
-    arrays may change afterwards without affecting the collection.
-
-    Dtypes are never mixed silently: NumPy arrays must be float32 or float64
-    and all of one dtype, unless ``dtype`` asks for a conversion. Plain
-    Python numbers take ``dtype`` (default float64).
-
-    Parameters
-    ----------
-    data : PCF, nested lists of PCFs, or array of shape (..., m, 2)
-    dtype : float32, float64 or None
-        Convert the data to this dtype; None keeps the arrays' own dtype.
-
-    Raises
-    ------
-    TypeError
-        Arrays that are not float32/float64 (without ``dtype``), arrays of
-        both float32 and float64 (without ``dtype``), non-numeric data.
-    ValueError
-        A PCF that is not an (m, 2) array, irregular nesting, and (as
-        :class:`mpcf.InvalidPcfError`) a PCF with no breakpoints, times not
-        strictly increasing, NaN or infinite times or values; the message
-        names the function and the breakpoint.
-
-    Examples
-    --------
-    >>> import mpcf
-    >>> f = [(0.0, 3.0), (1.0, 0.0)]          # 3 on [0, 1), then 0
-    >>> g = [(0.0, 1.0), (2.0, 0.0)]          # 1 on [0, 2), then 0
-    >>> X = mpcf.PcfCollection([f, g])
-    >>> X.shape, X.dtype, X.total_breakpoints
-    ((2,), dtype('float64'), 4)
-    >>> mpcf.PcfCollection([[f, g, f], [g, f, g]], dtype="float32").shape
-    (2, 3)
-    """
+    #: "PCF" or "PLF": how messages composed in Python name one function.
+    _NOUN = "PCF"
+    #: The mpcf_function_type of this class's handles.
+    _FUNCTION_TYPE = swig.MPCF_PIECEWISE_CONSTANT
+    _CREATE = staticmethod(swig.mpcf_pcfs_create)
+    _CREATE_INTERLEAVED = staticmethod(swig.mpcf_pcfs_create_interleaved)
 
     __slots__ = ("_handle", "_shape", "_dtype", "_total", "__weakref__")
 
     def __init__(self, data: Any, dtype: DTypeLike = None) -> None:
-        other = as_collection(data, dtype)
+        if isinstance(data, _FunctionCollection) and not isinstance(data, type(self)):
+            raise TypeError(
+                f"the data is a {type(data).__name__}; a {type(self).__name__} is not made from "
+                "it (the function type is never converted)"
+            )
+        other = as_collection(data, dtype, kind=type(self))
         self._handle = other._handle
         self._shape = other._shape
         self._dtype = other._dtype
         self._total = other._total
 
     @classmethod
-    def _wrap(cls, handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> "PcfCollection":
+    def _wrap(cls, handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> Any:
         self = cls.__new__(cls)
         self._handle = handle
         self._shape = shape
@@ -130,7 +93,7 @@ class PcfCollection:
         values: Any,
         shape: Optional[Sequence[int]] = None,
         dtype: DTypeLike = None,
-    ) -> "PcfCollection":
+    ) -> Any:
         """Builds a collection from CSR arrays.
 
         Function i has the breakpoints ``times[offsets[i]:offsets[i+1]]``,
@@ -214,7 +177,7 @@ class PcfCollection:
         t = np.ascontiguousarray(t, dtype=target)
         v = np.ascontiguousarray(v, dtype=target)
         handle = check(
-            swig.mpcf_pcfs_create(
+            cls._CREATE(
                 _C_DTYPES[target],
                 n,
                 address(off),
@@ -227,7 +190,7 @@ class PcfCollection:
 
     @property
     def shape(self) -> Tuple[int, ...]:
-        """The tensor shape (``()`` for a single PCF)."""
+        """The tensor shape (``()`` for a single function)."""
         return self._shape
 
     @property
@@ -237,7 +200,7 @@ class PcfCollection:
 
     @property
     def size(self) -> int:
-        """Number of PCFs (the product of the shape)."""
+        """Number of functions (the product of the shape)."""
         return int(np.prod(self._shape, dtype=np.int64)) if self._shape else 1
 
     @property
@@ -247,21 +210,21 @@ class PcfCollection:
 
     @property
     def total_breakpoints(self) -> int:
-        """Breakpoints over all PCFs."""
+        """Breakpoints over all functions."""
         return self._total
 
     def __len__(self) -> int:
         if not self._shape:
-            raise TypeError("len() of a single PCF (a collection of shape ())")
+            raise TypeError(f"len() of a single {self._NOUN} (a collection of shape ())")
         return self._shape[0]
 
     def __repr__(self) -> str:
         return (
-            f"PcfCollection(shape={self._shape}, dtype={self._dtype.name}, "
+            f"{type(self).__name__}(shape={self._shape}, dtype={self._dtype.name}, "
             f"total_breakpoints={self._total})"
         )
 
-    def slice(self, begin: int, end: int) -> "PcfCollection":
+    def slice(self, begin: int, end: int) -> Any:
         """The PCFs ``begin .. end-1`` as a collection of shape ``(end - begin,)``
         that shares this one's breakpoints: nothing is copied (constant time
         and memory), and the slice keeps the breakpoints alive after this
@@ -301,7 +264,7 @@ class PcfCollection:
             bounds.append(min(int(value), 2**64 - 1))
         b, e = bounds
         handle = check(swig.mpcf_pcfs_slice(self._handle, b, e))
-        return PcfCollection._wrap(handle, (e - b,), self._dtype)
+        return type(self)._wrap(handle, (e - b,), self._dtype)
 
     # ---- [tda] read-out and pickling ----------------------------------
 
@@ -360,6 +323,121 @@ class PcfCollection:
         return (from_bytes, (to_bytes(self), self._shape))
 
 
+
+class PcfCollection(_FunctionCollection):
+    """An immutable, validated tensor of piecewise constant functions (PCFs).
+
+    A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
+    increasing times t_k and finite values v_k:
+    f(t) = 0 for t < t_0, f(t) = v_k on [t_k, t_{k+1}), and f(t) = v_{m-1}
+    for t >= t_{m-1}. One PCF is written as an (m, 2) array whose rows are
+    (t_k, v_k), or as a list of (t, v) pairs.
+
+    A collection holds PCFs of one dtype (float32 or float64) arranged in a
+    tensor ``shape`` (row-major). It accepts:
+
+    * a list (or tuple) of PCFs: shape ``(n,)``;
+    * nested lists of PCFs: the nesting gives the shape, e.g. a list of 2
+      lists of 3 PCFs has shape ``(2, 3)``; the nesting must be regular;
+    * one PCF: shape ``()``;
+    * an array of shape ``(*shape, m, 2)``: PCFs that all have m breakpoints
+      (used without a copy when it is C-contiguous with the right dtype);
+    * CSR arrays, through :meth:`from_csr`.
+
+    The data is validated once, here, and copied into the library; the
+    arrays may change afterwards without affecting the collection.
+
+    Dtypes are never mixed silently: NumPy arrays must be float32 or float64
+    and all of one dtype, unless ``dtype`` asks for a conversion. Plain
+    Python numbers take ``dtype`` (default float64).
+
+    Parameters
+    ----------
+    data : PCF, nested lists of PCFs, or array of shape (..., m, 2)
+    dtype : float32, float64 or None
+        Convert the data to this dtype; None keeps the arrays' own dtype.
+
+    Raises
+    ------
+    TypeError
+        Arrays that are not float32/float64 (without ``dtype``), arrays of
+        both float32 and float64 (without ``dtype``), non-numeric data.
+    ValueError
+        A PCF that is not an (m, 2) array, irregular nesting, and (as
+        :class:`mpcf.InvalidPcfError`) a PCF with no breakpoints, times not
+        strictly increasing, NaN or infinite times or values; the message
+        names the function and the breakpoint.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> f = [(0.0, 3.0), (1.0, 0.0)]          # 3 on [0, 1), then 0
+    >>> g = [(0.0, 1.0), (2.0, 0.0)]          # 1 on [0, 2), then 0
+    >>> X = mpcf.PcfCollection([f, g])
+    >>> X.shape, X.dtype, X.total_breakpoints
+    ((2,), dtype('float64'), 4)
+    >>> mpcf.PcfCollection([[f, g, f], [g, f, g]], dtype="float32").shape
+    (2, 3)
+    """
+
+    __slots__ = ()
+
+
+class PlfCollection(_FunctionCollection):
+    """An immutable, validated tensor of piecewise linear functions (PLFs).
+
+    A PLF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
+    increasing times t_k and finite values v_k: f(t) = 0 for t < t_0 (a jump
+    to v_0 at t_0), f is the linear interpolation of v_k and v_{k+1} on
+    [t_k, t_{k+1}], and f(t) = v_{m-1} for t >= t_{m-1}. Persistence
+    landscapes and silhouettes (:func:`mpcf.landscape`,
+    :func:`mpcf.silhouette`) are PLFs.
+
+    It takes the same inputs as :class:`PcfCollection` (lists of (t, v)
+    pairs, ``(m, 2)`` arrays, nested lists, arrays of shape
+    ``(..., m, 2)``, :meth:`from_csr`) with the same rules, and every
+    function that takes a PCF collection takes a PLF collection: distances
+    and kernels are exact for PLFs too (f - g is linear on each merged
+    piece). Plain lists passed to those functions are read as PCFs: wrap
+    them in a PlfCollection to compute with PLFs. Mixing PCFs and PLFs in
+    one call is an :class:`mpcf.InvalidArgumentError`.
+
+    Parameters
+    ----------
+    data : PLF, nested lists of PLFs, or array of shape (..., m, 2)
+    dtype : float32, float64 or None
+        Convert the data to this dtype; None keeps the arrays' own dtype.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`PcfCollection` (an invalid PLF as
+        :class:`mpcf.InvalidPcfError`, naming the function and the
+        breakpoint).
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> tent = [(0, 0), (1, 1), (2, 0)]        # rises to 1 at t = 1, back to 0 at 2
+    >>> X = mpcf.PlfCollection([tent, [(0, 0), (2, 2), (3, 0)]])
+    >>> X
+    PlfCollection(shape=(2,), dtype=float64, total_breakpoints=6)
+    >>> mpcf.evaluate(X, [0.5, 1.5])
+    array([[0.5, 0.5],
+           [0.5, 1.5]])
+    >>> mpcf.lp_norm(X)                        # the areas under the tents
+    array([1., 3.])
+    >>> float(mpcf.pdist(X, p=2)[0] ** 2)      # the integral of (f - g)^2: 8/3
+    2.6666666666666665
+    """
+
+    __slots__ = ()
+    _NOUN = "PLF"
+    _FUNCTION_TYPE = swig.MPCF_PIECEWISE_LINEAR
+    _CREATE = staticmethod(swig.mpcf_plfs_create)
+    _CREATE_INTERLEAVED = staticmethod(swig.mpcf_plfs_create_interleaved)
+
+
 def _shape_tuple(shape: Any) -> Tuple[int, ...]:
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
@@ -375,16 +453,17 @@ def _shape_tuple(shape: Any) -> Tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-_PCF_INDEX = re.compile(r"\bPCF (\d+)\b")
+# libmpcf names an invalid function "PCF i" (or "PLF i"): both are read.
+_PCF_INDEX = re.compile(r"\bP[CL]F (\d+)\b")
 
 
-def _create(dtype: np.dtype, points: np.ndarray, offsets: np.ndarray, shape: Tuple[int, ...]):
+def _create(cls: type, dtype: np.dtype, points: np.ndarray, offsets: np.ndarray, shape: Tuple[int, ...]):
     """Creates the handle from interleaved points; names the tensor index of
     an invalid PCF when the shape has more than one dimension."""
     n = offsets.shape[0] - 1
     try:
         return check(
-            swig.mpcf_pcfs_create_interleaved(
+            cls._CREATE_INTERLEAVED(
                 _C_DTYPES[dtype], n, address(offsets), address(points) if points.size else None
             )
         )
@@ -395,13 +474,27 @@ def _create(dtype: np.dtype, points: np.ndarray, offsets: np.ndarray, shape: Tup
         index = np.unravel_index(int(match.group(1)), shape)
         where = _format_index(tuple(int(i) for i in index))
         raise type(exc)(
-            f"{exc} (PCF {match.group(1)} is the function at index {where} of the input)",
+            f"{exc} ({match.group(0)} is the function at index {where} of the input)",
             exc.status,
             exc.status_name,
         ) from None
 
 
-def _finish(handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> PcfCollection:
+_CLASSES = {}  # mpcf_function_type -> class, filled below the classes
+
+
+def function_class(handle: Any) -> type:
+    """PcfCollection or PlfCollection, as mpcf_pcfs_function_type says."""
+    kind = int(check(swig.mpcf_pcfs_function_type(handle)))
+    try:
+        return _CLASSES[kind]
+    except KeyError:  # pragma: no cover - a newer libmpcf's function type
+        raise TypeError(f"libmpcf returned a collection of unknown function type {kind}") from None
+
+
+def _finish(handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> Any:
+    """Wraps a handle that libmpcf made in the class of its function type,
+    giving it `shape`."""
     if len(shape) > _MAX_NDIM:
         raise ValueError(f"shape {shape} has {len(shape)} dimensions; at most {_MAX_NDIM} are supported")
     if shape:
@@ -411,20 +504,20 @@ def _finish(handle: Any, shape: Tuple[int, ...], dtype: np.dtype) -> PcfCollecti
         count = int(check(swig.mpcf_pcfs_count(handle)))
         if count != 1:
             raise ValueError(f"shape () holds 1 function but the collection has {count}")
-    return PcfCollection._wrap(handle, shape, dtype)
+    return function_class(handle)._wrap(handle, shape, dtype)
 
 
-def _from_array(arr: np.ndarray, target: Optional[np.dtype]) -> PcfCollection:
+def _from_array(cls: type, arr: np.ndarray, target: Optional[np.dtype]) -> Any:
     """An array of shape (*shape, m, 2): used in place when possible."""
     if arr.ndim < 2 or arr.shape[-1] != 2:
         raise ValueError(
-            f"an array of PCFs must have shape (..., m, 2) (rows of (t, v)), not {arr.shape}"
+            f"an array of {cls._NOUN}s must have shape (..., m, 2) (rows of (t, v)), not {arr.shape}"
         )
     if target is None:
         if arr.dtype not in _C_DTYPES:
             raise TypeError(
                 f"the array has dtype {arr.dtype}; libmpcf computes in float32 or float64: "
-                f"{_CONVERT_HINT}"
+                f"{_convert_hint(cls)}"
             )
         target = arr.dtype
     elif arr.dtype.kind not in "iuf":
@@ -434,7 +527,7 @@ def _from_array(arr: np.ndarray, target: Optional[np.dtype]) -> PcfCollection:
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
     m = int(arr.shape[-2])
     offsets = np.arange(n + 1, dtype=np.uint64) * np.uint64(m)
-    handle = _create(target, points, offsets, shape)
+    handle = _create(cls, target, points, offsets, shape)
     return _finish(handle, shape, target)
 
 
@@ -449,12 +542,13 @@ def _is_point(x: Any) -> bool:
     return isinstance(x, (list, tuple)) and len(x) == 2 and _is_scalar(x[0]) and _is_scalar(x[1])
 
 
-def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], Any]]) -> Tuple[int, ...]:
-    """Collects the PCFs of nested lists in row-major order and returns the
-    shape below `index`."""
-    if isinstance(obj, PcfCollection):
+def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], Any]],
+          noun: str = "PCF") -> Tuple[int, ...]:
+    """Collects the functions of nested lists in row-major order and returns
+    the shape below `index`."""
+    if isinstance(obj, _FunctionCollection):
         raise TypeError(
-            f"the element at index {_format_index(index)} is a PcfCollection; nested inputs "
+            f"the element at index {_format_index(index)} is a {type(obj).__name__}; nested inputs "
             "must be arrays or lists of (t, v) pairs"
         )
     if isinstance(obj, np.ndarray) and obj.dtype != object:
@@ -468,21 +562,21 @@ def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], 
             return sub
         raise ValueError(
             f"the element at index {_format_index(index)} is an array of shape {obj.shape}; "
-            "a PCF is an (m, 2) array of (t, v) rows"
+            f"a {noun} is an (m, 2) array of (t, v) rows"
         )
     if isinstance(obj, np.ndarray):  # object array: nested like lists
         obj = list(obj) if obj.ndim else [obj.item()]
     if not isinstance(obj, (list, tuple)):
         raise TypeError(
             f"the element at index {_format_index(index)} is {_a(type(obj).__name__)}; expected a "
-            "PCF ((m, 2) array or list of (t, v) pairs) or a list of PCFs"
+            f"{noun} ((m, 2) array or list of (t, v) pairs) or a list of {noun}s"
         )
     if obj and _is_point(obj[0]):
         leaves.append((index, obj))
         return ()
     shapes = []
     for k, child in enumerate(obj):
-        shapes.append(_walk(child, index + (k,), leaves))
+        shapes.append(_walk(child, index + (k,), leaves, noun))
     if shapes and any(s != shapes[0] for s in shapes):
         k = next(k for k, s in enumerate(shapes) if s != shapes[0])
         raise ValueError(
@@ -492,39 +586,41 @@ def _walk(obj: Any, index: Tuple[int, ...], leaves: List[Tuple[Tuple[int, ...], 
     return (len(obj),) + (shapes[0] if shapes else ())
 
 
-def _leaf_array(leaf: Any, index: Tuple[int, ...], target: Optional[np.dtype]) -> Tuple[np.ndarray, bool]:
-    """One PCF as an (m, 2) array and whether its dtype came from a NumPy
+def _leaf_array(leaf: Any, index: Tuple[int, ...], target: Optional[np.dtype],
+                cls: type) -> Tuple[np.ndarray, bool]:
+    """One function as an (m, 2) array and whether its dtype came from a NumPy
     array (typed) or from plain Python numbers."""
     where = _format_index(index)
+    noun = cls._NOUN
     typed = isinstance(leaf, np.ndarray)
     try:
         arr = np.asarray(leaf)
     except ValueError as exc:
-        raise ValueError(f"the PCF at index {where} is not a regular list of (t, v) pairs: {exc}") from None
+        raise ValueError(f"the {noun} at index {where} is not a regular list of (t, v) pairs: {exc}") from None
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(
-            f"the PCF at index {where} has shape {arr.shape}; a PCF is an (m, 2) array of (t, v) rows"
+            f"the {noun} at index {where} has shape {arr.shape}; a {noun} is an (m, 2) array of (t, v) rows"
         )
     if typed:
         if target is None and arr.dtype not in _C_DTYPES:
             raise TypeError(
-                f"the PCF at index {where} has dtype {arr.dtype}; libmpcf computes in float32 or "
-                f"float64: {_CONVERT_HINT}"
+                f"the {noun} at index {where} has dtype {arr.dtype}; libmpcf computes in float32 or "
+                f"float64: {_convert_hint(cls)}"
             )
         if arr.dtype.kind not in "iuf":
-            raise TypeError(f"the PCF at index {where} has dtype {arr.dtype}, which cannot be read as numbers")
+            raise TypeError(f"the {noun} at index {where} has dtype {arr.dtype}, which cannot be read as numbers")
     elif arr.dtype.kind not in "iuf":
-        raise TypeError(f"the PCF at index {where} holds non-numeric data ({arr.dtype})")
+        raise TypeError(f"the {noun} at index {where} holds non-numeric data ({arr.dtype})")
     return arr, typed
 
 
-def _from_nested(data: Any, target: Optional[np.dtype], default: np.dtype) -> PcfCollection:
+def _from_nested(cls: type, data: Any, target: Optional[np.dtype], default: np.dtype) -> Any:
     leaves: List[Tuple[Tuple[int, ...], Any]] = []
-    shape = _walk(data, (), leaves)
+    shape = _walk(data, (), leaves, cls._NOUN)
     arrays = []
     typed_dtypes = {}
     for index, leaf in leaves:
-        arr, typed = _leaf_array(leaf, index, target)
+        arr, typed = _leaf_array(leaf, index, target, cls)
         if typed and target is None:
             typed_dtypes.setdefault(arr.dtype, index)
         arrays.append(arr)
@@ -532,9 +628,9 @@ def _from_nested(data: Any, target: Optional[np.dtype], default: np.dtype) -> Pc
         if len(typed_dtypes) > 1:
             (d1, i1), (d2, i2) = list(typed_dtypes.items())[:2]
             raise TypeError(
-                f"the input mixes {d1} (the PCF at index {_format_index(i1)}) and {d2} (the PCF at "
-                f"index {_format_index(i2)}); convert the arrays to one dtype with .astype(), or "
-                "wrap the input as mpcf.PcfCollection(data, dtype=np.float64)"
+                f"the input mixes {d1} (the {cls._NOUN} at index {_format_index(i1)}) and {d2} (the "
+                f"{cls._NOUN} at index {_format_index(i2)}); convert the arrays to one dtype with "
+                f".astype(), or wrap the input as mpcf.{cls.__name__}(data, dtype=np.float64)"
             )
         target = next(iter(typed_dtypes)) if typed_dtypes else default
     counts = np.fromiter((a.shape[0] for a in arrays), dtype=np.uint64, count=len(arrays))
@@ -543,17 +639,21 @@ def _from_nested(data: Any, target: Optional[np.dtype], default: np.dtype) -> Pc
     points = np.empty((int(offsets[-1]), 2), dtype=target)
     for k, arr in enumerate(arrays):
         points[int(offsets[k]) : int(offsets[k + 1])] = arr
-    handle = _create(target, points, offsets, shape)
+    handle = _create(cls, target, points, offsets, shape)
     return _finish(handle, shape, target)
 
 
-def as_collection(data: Any, dtype: DTypeLike = None, default_dtype: DTypeLike = np.float64) -> PcfCollection:
-    """`data` as a PcfCollection (returned as is when it already is one).
+def as_collection(data: Any, dtype: DTypeLike = None, default_dtype: DTypeLike = np.float64,
+                  kind: Optional[type] = None) -> Any:
+    """`data` as a collection (returned as is when it already is one, a
+    PcfCollection or a PlfCollection); other data is read as functions of
+    `kind` (PcfCollection unless given).
 
     Plain Python numbers take `dtype`, else `default_dtype`; NumPy arrays
     keep their dtype unless `dtype` is given."""
     target = _float_dtype(dtype)
-    if isinstance(data, PcfCollection):
+    cls = PcfCollection if kind is None else kind
+    if isinstance(data, _FunctionCollection):
         if target is not None and target != data.dtype:
             raise TypeError(
                 f"the collection has dtype {data.dtype} but dtype={target} was requested; "
@@ -561,18 +661,57 @@ def as_collection(data: Any, dtype: DTypeLike = None, default_dtype: DTypeLike =
             )
         return data
     if isinstance(data, np.ndarray) and data.dtype != object:
-        return _from_array(data, target)
+        return _from_array(cls, data, target)
     default = _float_dtype(default_dtype, "default_dtype")
     assert default is not None
-    return _from_nested(data, target, default)
+    return _from_nested(cls, data, target, default)
 
 
-def single_pcf(data: Any, name: str, default_dtype: DTypeLike = np.float64) -> PcfCollection:
-    """One PCF as a collection of size 1 (for lp_distance and friends)."""
-    c = as_collection(data, None, default_dtype)
+def single_pcf(data: Any, name: str, default_dtype: DTypeLike = np.float64,
+               kind: Optional[type] = None) -> Any:
+    """One function as a collection of size 1 (for lp_distance and friends)."""
+    c = as_collection(data, None, default_dtype, kind)
     if c.size != 1:
         raise ValueError(
-            f"{name} must be a single PCF ((m, 2) array or list of (t, v) pairs), not a collection "
+            f"{name} must be a single {c._NOUN} ((m, 2) array or list of (t, v) pairs), not a collection "
             f"of shape {c.shape}"
         )
     return c
+
+
+_CLASSES[swig.MPCF_PIECEWISE_CONSTANT] = PcfCollection
+_CLASSES[swig.MPCF_PIECEWISE_LINEAR] = PlfCollection
+
+
+def object_view(X: Any, components: Any) -> Any:
+    """X itself (components False), or, for components=True, a view of X in
+    which the last axis of its shape is a component axis: a new handle on
+    the same breakpoints (mpcf_pcfs_slice, O(1)), shaped like X and marked
+    with mpcf_pcfs_set_component_axis, so the user's handle (possibly shared
+    between threads) is never changed. The view's Python shape is that of
+    the objects, X.shape[:-1], and its size their count; it is only passed
+    to libmpcf, never returned."""
+    if not isinstance(components, (bool, np.bool_)):
+        raise TypeError(f"components must be True or False, not {components!r} ({type(components).__name__})")
+    if not components:
+        return X
+    n = X.size
+    handle = check(swig.mpcf_pcfs_slice(X._handle, 0, n))
+    if X.ndim >= 1:
+        dims = np.asarray(X.shape, dtype=np.uint64)
+        check(swig.mpcf_pcfs_reshape(handle, X.ndim, address(dims)))
+    # ndim < 2: libmpcf refuses the component axis and says why.
+    check(swig.mpcf_pcfs_set_component_axis(handle, 1))
+    objects = X.shape[:-1]
+    return type(X)._wrap(handle, objects, X.dtype)
+
+
+def object_slice(X: Any, K: int, begin: int, end: int) -> Any:
+    """The objects begin .. end-1 of X seen as objects of K functions (the
+    functions begin*K .. end*K-1), as a view with a component axis whose
+    Python shape is (end - begin,): for the tiles of mpcf.dask."""
+    handle = check(swig.mpcf_pcfs_slice(X._handle, begin * K, end * K))
+    dims = np.asarray([end - begin, K], dtype=np.uint64)
+    check(swig.mpcf_pcfs_reshape(handle, 2, address(dims)))
+    check(swig.mpcf_pcfs_set_component_axis(handle, 1))
+    return type(X)._wrap(handle, (end - begin,), X.dtype)

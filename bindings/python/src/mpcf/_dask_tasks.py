@@ -202,3 +202,30 @@ def merge_knn(k: int, *parts: KnnLists) -> KnnLists:
     i = np.concatenate([part[1] for part in parts], axis=1)
     order = np.lexsort((i, d), axis=1)[:, :k]
     return np.take_along_axis(d, order, axis=1), np.take_along_axis(i, order, axis=1)
+
+
+class ComponentObjects:
+    """A collection of shape (*S, K) seen as prod(S) objects of K functions
+    (components=True in mpcf.dask): ``slice(i0, i1)`` gives the objects
+    i0 .. i1-1 as a view with a component axis, so every tile computes over
+    objects. Pickles as the collection and K."""
+
+    __slots__ = ("X", "K", "shape", "size", "dtype")
+
+    def __init__(self, X: Any) -> None:
+        from ._collection import object_view
+
+        object_view(X, True)  # libmpcf's message for a shape of fewer than 2 dimensions
+        self.X = X
+        self.K = int(X.shape[-1])
+        self.shape = tuple(X.shape[:-1])
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.dtype = X.dtype
+
+    def slice(self, begin: int, end: int) -> Any:
+        from ._collection import object_slice
+
+        return object_slice(self.X, self.K, begin, end)
+
+    def __reduce__(self):
+        return (ComponentObjects, (self.X,))

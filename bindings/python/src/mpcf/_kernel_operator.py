@@ -8,10 +8,9 @@ from typing import Any, Optional
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
-from ._collection import as_collection
 from ._lib import make_options
 from ._ops import PcfsLike
-from ._reduce import _kernel_args, _matvec
+from ._reduce import _inputs, _kernel_args, _matvec
 
 
 class KernelOperator(LinearOperator):
@@ -25,8 +24,9 @@ class KernelOperator(LinearOperator):
     Parameters
     ----------
     X, Y : PcfCollection or anything it accepts
-    kernel, p, sigma, window, backend, threads, devices, progress
-        As in :func:`mpcf.kernel_matvec`.
+    kernel, p, sigma, window, backend, threads, devices, progress, components
+        As in :func:`mpcf.kernel_matvec` (``components=True``: K over
+        objects of K functions, the last axis of X's shape).
 
     Examples
     --------
@@ -57,9 +57,9 @@ class KernelOperator(LinearOperator):
         threads: Optional[int] = None,
         devices: Any = None,
         progress: bool = False,
+        components: bool = False,
     ) -> None:
-        self._X = as_collection(X)
-        self._Y = as_collection(Y, None, self._X.dtype) if Y is not None else None
+        self._X, self._Y = _inputs(X, Y, components)
         self._kind, self._p, self._sigma = _kernel_args(kernel, p, sigma)
         self._options = make_options(window, backend, threads, devices)
         self._progress = progress

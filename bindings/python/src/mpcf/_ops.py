@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _lib
-from ._collection import as_collection, single_pcf
+from ._collection import as_collection, object_view, single_pcf
 from ._lib import address, check, exponent, make_options, swig
 from ._progress import make_bar
 
@@ -133,8 +133,9 @@ def pdist(
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
     out: Optional[np.ndarray] = None,
+    components: bool = False,
 ) -> np.ndarray:
-    r"""Lp distances between all pairs of PCFs of X.
+    r"""Lp distances between all pairs of PCFs (or PLFs) of X.
 
     .. math::
 
@@ -173,6 +174,14 @@ def pdist(
         Where to write the result: a writable C-contiguous array of X's dtype
         with the result's number of elements (any shape), an ``np.memmap``
         included, so a result larger than memory goes straight to a file.
+    components : bool
+        True: the last axis of X's shape is a component axis. X of shape
+        ``(*S, K)`` holds ``prod(S)`` objects of K functions each (a
+        landscape's K levels, Betti curves of several dimensions), and the
+        distance of two objects is
+        :math:`(\sum_k d_p(x_k, y_k)^p)^{1/p}` (for p = inf the largest
+        component distance), computed in one pass; n is then the number of
+        objects. Needs ``X.ndim >= 2``. Computed on the CPU.
 
     Returns
     -------
@@ -208,8 +217,14 @@ def pdist(
            [2., 0.]])
     >>> mpcf.pdist([f, g], window=(0, 1))
     array([2.])
+
+    Objects of two functions each (``components=True``): the distance of
+    (f, g) and (g, h) is d(f, g) + d(g, h) for p = 1.
+
+    >>> mpcf.pdist([[f, g], [g, h]], components=True)
+    array([26.])
     """
-    X = as_collection(X)
+    X = object_view(as_collection(X), components)
     p = exponent(p)
     c_layout = _layout(layout, _PDIST_LAYOUTS)
     options = make_options(window, backend, threads, devices)
@@ -239,8 +254,9 @@ def cdist(
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
     out: Optional[np.ndarray] = None,
+    components: bool = False,
 ) -> np.ndarray:
-    r"""Lp distances between every PCF of X and every PCF of Y.
+    r"""Lp distances between every PCF of X and every PCF of Y (or PLFs).
 
     ``out[i..., j...] = d_p(X[i...], Y[j...])`` with d_p as in
     :func:`pdist`: (integral over [a, b) of |f - g|^p)^(1/p), or the
@@ -249,15 +265,19 @@ def cdist(
     Parameters
     ----------
     X, Y : PcfCollection or anything it accepts, of any tensor shape
-        Both of one dtype; plain Python numbers in Y take X's dtype.
+        Both of one dtype and one function type (PCF or PLF); plain Python
+        numbers in Y take X's dtype, and plain data in Y X's function type.
     p, window, backend, threads, devices, progress, out
         As in :func:`pdist`.
+    components : bool
+        As in :func:`pdist`, for both X and Y (of shapes ``(*S_X, K)`` and
+        ``(*S_Y, K)``, one K).
 
     Returns
     -------
     numpy.ndarray
         Shape ``X.shape + Y.shape`` (or ``out``), X's dtype, written in place
-        by libmpcf.
+        by libmpcf; with ``components=True``, ``S_X + S_Y``.
 
     Raises
     ------
@@ -277,15 +297,19 @@ def cdist(
     >>> D[:, :, 0]
     array([[0., 3., 0.],
            [3., 0., 3.]])
+    >>> mpcf.cdist([[f, g]], [[f, f], [g, g]], components=True)   # objects (f, g) vs 2 others
+    array([[3., 3.]])
     """
     return _cross(X, Y, swig.MPCF_METRIC_LP_DISTANCE, exponent(p), window, backend, threads,
-                  devices, progress, "cdist", out)
+                  devices, progress, "cdist", out, components)
 
 
 def _cross(X, Y, metric, p, window, backend, threads, devices, progress, desc,
-           out=None) -> np.ndarray:
+           out=None, components=False) -> np.ndarray:
     X = as_collection(X)
-    Y = as_collection(Y, None, X.dtype)
+    Y = as_collection(Y, None, X.dtype, type(X))
+    X = object_view(X, components)
+    Y = object_view(Y, components)
     options = make_options(window, backend, threads, devices)
     out = _output(out, X.shape + Y.shape, X.dtype)
     size = out.size
@@ -307,8 +331,9 @@ def l2_kernel(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    components: bool = False,
 ) -> np.ndarray:
-    r"""L2 inner products (the Gram matrix) of PCFs.
+    r"""L2 inner products (the Gram matrix) of PCFs (or PLFs).
 
     .. math::
 
@@ -329,6 +354,9 @@ def l2_kernel(
         kernel is always "square".
     window, backend, threads, devices, progress
         As in :func:`pdist`.
+    components : bool
+        As in :func:`pdist`: objects of K functions, whose inner product is
+        :math:`\sum_k \langle x_k, y_k \rangle`.
 
     Returns
     -------
@@ -347,13 +375,15 @@ def l2_kernel(
            [24., 12.]])
     >>> mpcf.l2_kernel([[(0, 4), (3, 0)]], [[(0, 1), (1, 0)]])
     array([[4.]])
+    >>> mpcf.l2_kernel([[[(0, 4), (3, 0)], [(0, 1), (1, 0)]]], components=True)   # 48 + 1
+    array([[49.]])
     """
     if Y is not None:
         if layout != "square":
             raise ValueError(f"the cross kernel (Y given) has layout 'square' only, not {layout!r}")
         return _cross(X, Y, swig.MPCF_METRIC_L2_KERNEL, 2.0, window, backend, threads, devices,
-                      progress, "l2_kernel")
-    X = as_collection(X)
+                      progress, "l2_kernel", None, components)
+    X = object_view(as_collection(X), components)
     c_layout = _layout(layout, _KERNEL_LAYOUTS)
     options = make_options(window, backend, threads, devices)
     size = check(swig.mpcf_l2_kernel_size(X._handle, c_layout))
@@ -405,7 +435,7 @@ def lp_distance(f: Any, g: Any, p: float = 1, *, window: Optional[Sequence[float
     inf
     """
     F = single_pcf(f, "f")
-    G = single_pcf(g, "g", F.dtype)
+    G = single_pcf(g, "g", F.dtype, type(F))
     options = make_options(window)
     return float(check(swig.mpcf_lp_distance(F._handle, 0, G._handle, 0, exponent(p), options)))
 
@@ -424,7 +454,7 @@ def l2_inner_product(f: Any, g: Any, *, window: Optional[Sequence[float]] = None
     -inf
     """
     F = single_pcf(f, "f")
-    G = single_pcf(g, "g", F.dtype)
+    G = single_pcf(g, "g", F.dtype, type(F))
     options = make_options(window)
     return float(check(swig.mpcf_l2_inner_product(F._handle, 0, G._handle, 0, options)))
 

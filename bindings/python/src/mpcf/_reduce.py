@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._collection import as_collection
+from ._collection import as_collection, object_view
 from ._lib import address, check, exponent, make_options, swig
 from ._ops import PcfsLike, _run_task
 
@@ -25,6 +25,16 @@ _KERNELS = {
     "laplacian": swig.MPCF_KERNEL_LAPLACIAN,
 }
 _DEFAULT_P = {"l2": 2.0, "gaussian": 2.0, "laplacian": 1.0}
+
+
+def _inputs(X: Any, Y: Any, components: Any) -> Tuple[Any, Any]:
+    """X and Y (None or plain data of X's dtype and function type) as
+    collections, as views with a component axis for components=True."""
+    X = as_collection(X)
+    Yc = as_collection(Y, None, X.dtype, type(X)) if Y is not None else None
+    X = object_view(X, components)
+    Yc = object_view(Yc, components) if Yc is not None else None
+    return X, Yc
 
 
 def _count(k: Any, what: str) -> int:
@@ -44,6 +54,7 @@ def knn(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    components: bool = False,
 ) -> Tuple[np.ndarray, np.ndarray]:
     r"""The k nearest neighbours of every PCF of X in Lp distance.
 
@@ -61,6 +72,10 @@ def knn(
         1 <= k <= X.size - 1 (no Y) or Y.size.
     p, window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
+    components : bool
+        As in :func:`mpcf.pdist`: the last axis of X (and Y) is a component
+        axis, and the neighbours are objects of K functions; shapes and
+        indices then count objects (``X.shape[:-1]``).
 
     Returns
     -------
@@ -87,16 +102,21 @@ def knn(
            [0, 1]])
     >>> d[:, 0]
     array([0., 1., 2., 0.])
+    >>> d, i = mpcf.knn([X[:2], X[2:]], 1, components=True)   # 2 objects of 2 PCFs
+    >>> d, i
+    (array([[4.],
+           [4.]]), array([[1],
+           [0]]))
     """
-    X = as_collection(X)
-    Yc = as_collection(Y, None, X.dtype) if Y is not None else None
+    X, Yc = _inputs(X, Y, components)
     k = _count(k, "k")
     p = exponent(p)
     if k < 1:
         raise ValueError(f"k = {k}; k must be at least 1")
     candidates = Yc.size if Yc is not None else max(X.size - 1, 0)
     if k > candidates:
-        where = "PCFs in Y" if Yc is not None else "other PCFs in X (X.size - 1)"
+        noun = "objects" if components else f"{X._NOUN}s"
+        where = f"{noun} in Y" if Yc is not None else f"other {noun} in X (X.size - 1)"
         raise ValueError(f"k = {k} is more than the {candidates} {where}")
     options = make_options(window, backend, threads, devices)
     distances = np.empty(X.shape + (k,), dtype=X.dtype)
@@ -170,6 +190,7 @@ def kneighbors_graph(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    components: bool = False,
 ) -> Any:
     """The k-nearest-neighbour graph of X as a ``scipy.sparse.csr_matrix``,
     in the convention of scikit-learn's ``kneighbors_graph``; with
@@ -206,6 +227,9 @@ def kneighbors_graph(
         neighbours and possibly more. Not with Y.
     p, window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
+    components : bool
+        As in :func:`mpcf.pdist`: the graph of the objects of K functions
+        (n = ``X.size // K``).
 
     Returns
     -------
@@ -341,8 +365,7 @@ def kneighbors_graph(
         raise ValueError(f"mode must be 'connectivity' or 'distance', not {mode!r}")
     self_loops = _include_self(include_self, mode)
     symmetric = _flag(symmetric, "symmetric")
-    X = as_collection(X)
-    Yc = as_collection(Y, None, X.dtype) if Y is not None else None
+    X, Yc = _inputs(X, Y, components)
     if Yc is not None and self_loops:
         raise ValueError(
             "include_self=True (or 'auto' with mode='connectivity') needs Y=None: the rows of "
@@ -442,6 +465,7 @@ def kernel_matvec(
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
     progress: bool = False,
+    components: bool = False,
 ) -> np.ndarray:
     r"""y = K V without forming K, K_ij = k(X_i, Y_j) (Y defaults to X):
 
@@ -461,6 +485,10 @@ def kernel_matvec(
         As above; p >= 1 or inf.
     window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
+    components : bool
+        As in :func:`mpcf.pdist`: K is over objects of K functions (the L2
+        kernel sums the components' inner products, the others use the
+        objects' distance), and X.size, Y.size count objects.
 
     Returns
     -------
@@ -473,9 +501,10 @@ def kernel_matvec(
     >>> X = [[(0, 1), (1, 0)], [(0, 3), (1, 0)]]
     >>> mpcf.kernel_matvec(X, [1.0, 2.0])           # [[1, 3], [3, 9]] @ [1, 2]
     array([ 7., 21.])
+    >>> mpcf.kernel_matvec([X, X], [1.0, 1.0], components=True)  # 2 objects, <x, y> = 10
+    array([20., 20.])
     """
-    X = as_collection(X)
-    Yc = as_collection(Y, None, X.dtype) if Y is not None else None
+    X, Yc = _inputs(X, Y, components)
     kind, p, sigma = _kernel_args(kernel, p, sigma)
     options = make_options(window, backend, threads, devices)
     return _matvec(X, Yc, V, kind, p, sigma, options, progress)

@@ -11,7 +11,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _errors
-from ._collection import PcfCollection, _finish, _float_dtype, _format_index, as_collection
+from ._collection import PcfCollection, PlfCollection, _finish, _float_dtype, _format_index, as_collection
 from ._lib import address, check, swig
 
 BarcodesLike = Any
@@ -191,24 +191,25 @@ def _collect(
 _BARCODE = re.compile(r"\bbarcode (\d+)\b")
 
 
-def _from_barcodes(kind: str, barcodes: BarcodesLike, dimension: Any, dtype: Any) -> PcfCollection:
-    target = _float_dtype(dtype) or np.dtype(np.float64)
+def _barcodes_csr(barcodes: BarcodesLike, dimension: Any) -> Tuple[Tuple[int, ...], int, np.ndarray, np.ndarray]:
+    """The barcodes' shape, count, CSR offsets and (birth, death) rows."""
     shape, bars = _collect(barcodes, _check_dimension(dimension), "barcodes")
     counts = np.fromiter((b.shape[0] for b in bars), dtype=np.uint64, count=len(bars))
     offsets = np.zeros(len(bars) + 1, dtype=np.uint64)
     np.cumsum(counts, out=offsets[1:])
     flat = np.concatenate(bars) if bars else np.empty((0, 2))
     flat = np.ascontiguousarray(flat, dtype=np.float64)
-    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
+    return shape, len(bars), offsets, flat
+
+
+def _call_on_barcodes(create: Any, shape: Tuple[int, ...], count: int) -> Any:
+    """check(create()), naming the tensor index of a bad barcode in the
+    message of a nested input."""
     try:
-        handle = check(
-            swig.mpcf_pcfs_from_barcodes(
-                _KINDS[kind], c_dtype, len(bars), address(offsets), address(flat) if flat.size else None
-            )
-        )
+        return check(create())
     except _errors.InvalidArgumentError as exc:
         match = _BARCODE.search(str(exc))
-        if match is None or len(shape) <= 1 or int(match.group(1)) >= len(bars):
+        if match is None or len(shape) <= 1 or int(match.group(1)) >= count:
             raise
         index = tuple(int(i) for i in np.unravel_index(int(match.group(1)), shape))
         raise type(exc)(
@@ -216,6 +217,19 @@ def _from_barcodes(kind: str, barcodes: BarcodesLike, dimension: Any, dtype: Any
             exc.status,
             exc.status_name,
         ) from None
+
+
+def _from_barcodes(kind: str, barcodes: BarcodesLike, dimension: Any, dtype: Any) -> PcfCollection:
+    target = _float_dtype(dtype) or np.dtype(np.float64)
+    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
+    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
+    handle = _call_on_barcodes(
+        lambda: swig.mpcf_pcfs_from_barcodes(
+            _KINDS[kind], c_dtype, count, address(offsets), address(flat) if flat.size else None
+        ),
+        shape,
+        count,
+    )
     return _finish(handle, shape, target)
 
 
@@ -328,6 +342,156 @@ def accumulated_persistence(
     return _from_barcodes("accumulated_persistence", barcodes, dimension, dtype)
 
 
+def _clip(clip: Any) -> float:
+    if clip is None:
+        return float("inf")
+    if isinstance(clip, (bool, np.bool_)) or not isinstance(clip, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"clip must be a real number or None, not {clip!r} ({type(clip).__name__})")
+    return float(clip)
+
+
+def landscape(
+    barcodes: BarcodesLike,
+    k: int,
+    dimension: Optional[int] = None,
+    *,
+    clip: Optional[float] = None,
+    dtype: Any = np.float64,
+) -> PlfCollection:
+    """Persistence landscapes lambda_1 .. lambda_k: lambda_j(t) is the j-th
+    largest of the tents max(0, min(t - birth, death - t)) of the bars
+    (Bubenik, J. Mach. Learn. Res. 16, 2015).
+
+    The result is a :class:`PlfCollection` of shape ``barcodes_shape +
+    (k,)``: one row of k functions per barcode (``(k,)`` for one barcode),
+    so ``components=True`` in :func:`mpcf.pdist` and friends gives the
+    landscape distance (sum over the levels). The breakpoints are exact:
+    births, deaths, peaks and the crossings of tent edges, computed in
+    double and rounded once to the dtype. A level that is zero everywhere is
+    the zero function (the breakpoint (0, 0)).
+
+    Parameters
+    ----------
+    barcodes, dimension, dtype
+        As in :func:`betti_curve`: one barcode or many, as arrays, lists,
+        ripser's dict, GUDHI's persistence() list or giotto-tda's arrays.
+    k : int
+        The number of levels, k >= 1.
+    clip : float, optional
+        The death given to infinite bars (a bar born at or after clip then
+        contributes nothing). None (default): an infinite bar is an error.
+
+    Raises
+    ------
+    mpcf.InvalidArgumentError
+        A bad bar (NaN, infinite birth, death < birth, a number overflowing
+        the dtype, an infinite death without ``clip``), named by barcode and
+        bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip.
+    TypeError
+        k, q or clip not a number; barcodes in none of the forms.
+    ValueError
+        k < 1, barcodes in none of the forms.
+
+    Examples
+    --------
+    >>> import numpy as np, mpcf
+    >>> L = mpcf.landscape(np.array([[0.0, 4.0], [1.0, 3.0]]), k=2)
+    >>> L
+    PlfCollection(shape=(2,), dtype=float64, total_breakpoints=6)
+    >>> L.to_list()[0]                 # the tent of (0, 4): peak 2 at t = 2
+    array([[0., 0.],
+           [2., 2.],
+           [4., 0.]])
+    >>> mpcf.evaluate(L, [1.5, 2.0])   # lambda_2 is the tent of (1, 3)
+    array([[1.5, 2. ],
+           [0.5, 1. ]])
+    >>> D = mpcf.landscape([[(0, 4)], [(0, 2)], [(1, 2), (0, np.inf)]], 1, clip=4)
+    >>> mpcf.pdist(D, p=2, components=True) ** 2    # the L2 landscape distance, squared
+    array([4., 0., 4.])
+    """
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
+        raise TypeError(f"k must be an integer, not {k!r} ({type(k).__name__})")
+    if int(k) < 1:
+        raise ValueError(f"k = {int(k)}; k must be at least 1")
+    k = int(k)
+    c = _clip(clip)
+    target = _float_dtype(dtype) or np.dtype(np.float64)
+    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
+    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
+    handle = _call_on_barcodes(
+        lambda: swig.mpcf_plfs_landscapes(
+            c_dtype, count, address(offsets), address(flat) if flat.size else None, k, c
+        ),
+        shape,
+        count,
+    )
+    return _finish(handle, shape + (k,), target)
+
+
+def silhouette(
+    barcodes: BarcodesLike,
+    q: float = 1,
+    dimension: Optional[int] = None,
+    *,
+    clip: Optional[float] = None,
+    dtype: Any = np.float64,
+) -> PlfCollection:
+    """Power-weighted silhouettes: the sum over bars of w_j tent_j(t)
+    divided by the sum of the w_j, with w_j = (death - birth)^q and
+    tent_j(t) = max(0, min(t - birth, death - t)) (Chazal et al., 2014).
+
+    A :class:`PlfCollection` of the barcodes' shape (``()`` for one); exact
+    breakpoints at the births, peaks and deaths; a barcode without bars of
+    positive length gives the zero function.
+
+    Parameters
+    ----------
+    barcodes, dimension, dtype
+        As in :func:`betti_curve`: one barcode or many, as arrays, lists,
+        ripser's dict, GUDHI's persistence() list or giotto-tda's arrays.
+    q : float
+        The power of the weights, finite and >= 0 (q = 0: the mean tent;
+        libmpcf refuses others as :class:`mpcf.InvalidArgumentError`).
+    clip : float, optional
+        As in :func:`landscape`.
+
+    Raises
+    ------
+    mpcf.InvalidArgumentError
+        A bad bar (NaN, infinite birth, death < birth, a number overflowing
+        the dtype, an infinite death without ``clip``), named by barcode and
+        bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip.
+    TypeError
+        k, q or clip not a number; barcodes in none of the forms.
+    ValueError
+        barcodes in none of the forms.
+
+    Examples
+    --------
+    >>> import numpy as np, mpcf
+    >>> S = mpcf.silhouette(np.array([[0.0, 4.0], [1.0, 3.0]]), q=1)
+    >>> S.shape
+    ()
+    >>> mpcf.evaluate(S, [1.0, 2.0])   # (4 * tent_1 + 2 * tent_2) / 6
+    array([0.66666667, 1.66666667])
+    """
+    if isinstance(q, (bool, np.bool_)) or not isinstance(q, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"q must be a real number, not {q!r} ({type(q).__name__})")
+    qf = float(q)
+    c = _clip(clip)
+    target = _float_dtype(dtype) or np.dtype(np.float64)
+    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
+    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
+    handle = _call_on_barcodes(
+        lambda: swig.mpcf_plfs_silhouettes(
+            c_dtype, count, address(offsets), address(flat) if flat.size else None, qf, c
+        ),
+        shape,
+        count,
+    )
+    return _finish(handle, shape, target)
+
+
 for _f in (betti_curve, stable_rank, accumulated_persistence):
     _f.__doc__ = (_f.__doc__ or "").rstrip() + "\n" + _BARCODES_DOC
 del _f
@@ -437,7 +601,7 @@ def combine(X: Any, Y: Any, a: float = 1.0, b: float = 1.0) -> PcfCollection:
            [ 3.,  0.]])
     """
     X = as_collection(X)
-    Y = as_collection(Y, None, X.dtype)
+    Y = as_collection(Y, None, X.dtype, type(X))
     ca, cb = _coefficient(a, "a"), _coefficient(b, "b")
     handle = check(swig.mpcf_pcfs_combine(ca, X._handle, cb, Y._handle))
     if X.size == Y.size:
@@ -491,4 +655,6 @@ __all__ = [
     "sum",
     "combine",
     "evaluate",
+    "landscape",
+    "silhouette",
 ]

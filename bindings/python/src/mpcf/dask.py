@@ -148,16 +148,34 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     client = client if client is not None else _default_client()
     if client is None:
         raise ValueError("mpcf.dask.scatter needs a dask.distributed Client (none is running)")
-    X = as_collection(X)
+    if not isinstance(X, _tasks.ComponentObjects):
+        X = as_collection(X)
     # hash=False: the key is random, so X is not pickled once more to name it.
     future = client.scatter(X, broadcast=True, hash=False)
     return ScatteredPcfs(future, X.shape, X.size, X.dtype, client)
 
 
-def _input(X: Any, default_dtype: Any = np.float64) -> Any:
+def _input(X: Any, default_dtype: Any = np.float64, components: Any = False) -> Any:
     """X as a ScatteredPcfs or a PcfCollection (plain numbers take
-    default_dtype), so that its size is known before anything is sent."""
-    return X if isinstance(X, ScatteredPcfs) else as_collection(X, None, default_dtype)
+    default_dtype), so that its size is known before anything is sent; with
+    components=True, its objects (_tasks.ComponentObjects)."""
+    components = _components(components)
+    if isinstance(X, ScatteredPcfs):
+        if components:
+            raise ValueError(
+                "components=True takes the collection itself, not a ScatteredPcfs (scattered "
+                "collections with a component axis are not supported yet)")
+        return X
+    if isinstance(X, _tasks.ComponentObjects):
+        return X
+    X = as_collection(X, None, default_dtype)
+    return _tasks.ComponentObjects(X) if components else X
+
+
+def _components(value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"components must be True or False, not {value!r} ({type(value).__name__})")
+    return bool(value)
 
 
 class _Source:
@@ -185,11 +203,12 @@ class _Source:
         return self.ref.key
 
 
-def _inputs(X: Any, Y: Any) -> Tuple[Any, Any]:
+def _inputs(X: Any, Y: Any, components: Any = False) -> Tuple[Any, Any]:
     """X and Y of a cross computation, of one dtype (plain numbers in Y take
     X's dtype)."""
-    X = _input(X)
-    Y = X if Y is X else _input(Y, X.dtype)
+    same = Y is X
+    X = _input(X, np.float64, components)
+    Y = X if same else _input(Y, X.dtype, components)
     if Y.dtype != X.dtype:
         raise DtypeMismatchError(
             f"X has dtype {X.dtype} but Y has dtype {Y.dtype}; they must share one dtype",
@@ -325,6 +344,7 @@ def pdist(
     backend: Optional[str] = None,
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
+    components: bool = False,
 ) -> Any:
     """The Lp distances between all pairs of X as a lazy, square
     ``dask.array`` of shape (n, n), computed tile by tile on the workers.
@@ -357,6 +377,10 @@ def pdist(
         libmpcf's settings for every task (None: each worker's own, see
         :class:`WorkerOptions`; then backend "auto", 1 thread per task, all
         devices).
+    components : bool
+        As in :func:`mpcf.pdist`: X of shape ``(*S, K)`` holds ``prod(S)``
+        objects of K functions, and n counts objects (tiles cut between
+        objects). Takes a collection, not a :class:`ScatteredPcfs`.
 
     Returns
     -------
@@ -379,7 +403,7 @@ def pdist(
     """
     p = _exponent(p)
     settings = _settings(window, backend, threads, devices)
-    X = _input(X)
+    X = _input(X, np.float64, components)
     n = X.size
     client = _client_for(X, client)
     side = _auto_side(n, n, _total_threads(client), triangle=True)
@@ -412,6 +436,7 @@ def cdist(
     backend: Optional[str] = None,
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
+    components: bool = False,
 ) -> Any:
     """The Lp distances between every PCF of X and every PCF of Y as a lazy
     ``dask.array`` of shape (X.size, Y.size) (tensor shapes flattened
@@ -427,8 +452,8 @@ def cdist(
         ("auto", an int, or a sequence of block sizes) give the rows (X) and
         the columns (Y). "auto": about 4 tiles per worker thread, sides
         between 256 and 4096.
-    p, window, client, backend, threads, devices
-        As in :func:`pdist`.
+    p, window, client, backend, threads, devices, components
+        As in :func:`pdist` (with components, the shape counts objects).
 
     Examples
     --------
@@ -440,7 +465,7 @@ def cdist(
     """
     p = _exponent(p)
     settings = _settings(window, backend, threads, devices)
-    X, Y = _inputs(X, Y)
+    X, Y = _inputs(X, Y, components)
     client = _client_for(X, client)
     row_sizes, col_sizes = _chunks_2d(chunks, X.size, Y.size, _total_threads(client))
     if X.size == 0 or Y.size == 0:
@@ -470,6 +495,7 @@ def knn(
     backend: Optional[str] = None,
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
+    components: bool = False,
 ) -> Tuple[np.ndarray, np.ndarray]:
     """The k nearest neighbours of every PCF of X, computed on the cluster:
     ``(distances, indices)`` as NumPy arrays, the bits of ``mpcf.knn(X, k,
@@ -498,8 +524,9 @@ def knn(
         Tile sides: as in :func:`pdist` without Y, as in :func:`cdist` with Y.
     split_every : int
         Lists merged by one task of the tree (>= 2).
-    window, client, backend, threads, devices
-        As in :func:`pdist`.
+    window, client, backend, threads, devices, components
+        As in :func:`pdist` (with components, shapes and indices count
+        objects).
 
     Returns
     -------
@@ -529,10 +556,10 @@ def knn(
     if k < 1:
         raise ValueError(f"k = {k}; k must be at least 1")
     if Y is None:
-        X = Yc = _input(X)
+        X = Yc = _input(X, np.float64, components)
         candidates = max(X.size - 1, 0)
     else:
-        X, Yc = _inputs(X, Y)
+        X, Yc = _inputs(X, Y, components)
         candidates = Yc.size
     if k > candidates:
         where = "PCFs in Y" if Y is not None else "other PCFs in X (X.size - 1)"
