@@ -704,8 +704,8 @@ static void test_load_errors(void** s) {
   b[104] = 0;
   load_fails(b, 105, MPCF_ERROR_INVALID_ARGUMENT, "corrupt", "it has 105 bytes");
   memcpy(b, good, 104);
-  b[8] = 2;
-  load_fails(b, 104, MPCF_ERROR_INVALID_ARGUMENT, "format version 2", "newer libmpcf");
+  b[8] = 3; /* versions 1 (PCFs) and 2 (the function type recorded) are read */
+  load_fails(b, 104, MPCF_ERROR_INVALID_ARGUMENT, "format version 3", "newer libmpcf");
   memcpy(b, good, 104);
   b[12] = 3;
   load_fails(b, 104, MPCF_ERROR_INVALID_ARGUMENT, "dtype code is 3", NULL);
