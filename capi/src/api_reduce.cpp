@@ -119,9 +119,10 @@ std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options
   for (std::size_t o = 0; o < n.size(); ++o) {
     for (std::size_t k = 0; k < K; ++k) {
       const std::size_t i = o * K + k;
-      const mpcf::FunctionNorms c =
-          mpcf::function_norms(d.data_of(i), static_cast<std::size_t>(d.size_of(i)),
-                               static_cast<double>(w.a), static_cast<double>(w.b));
+      const auto m = static_cast<std::size_t>(d.size_of(i));
+      const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
+      const mpcf::FunctionNorms c = X->linear() ? mpcf::linear_function_norms(d.data_of(i), m, a, b)
+                                                : mpcf::function_norms(d.data_of(i), m, a, b);
       n[o].l1 = k == 0 ? c.l1 : n[o].l1 + c.l1;
       n[o].linf = k == 0 ? c.linf : std::max(n[o].linf, c.linf);
     }

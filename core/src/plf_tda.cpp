@@ -232,6 +232,10 @@ void silhouette(const std::vector<Bar>& bars, double q, std::uint64_t index,
   }
   int exponent = 0;
   std::frexp(longest, &exponent);
+  // Scaled down only when the tents could be large: a longest bar below 1
+  // (down to a subnormal length, found by fuzzing: 2^1062 is inf) needs no
+  // scaling, as no tent or sum then exceeds 1.
+  exponent = std::max(exponent, 0);
   const double down = std::ldexp(1.0, -exponent), up = std::ldexp(1.0, exponent);
   times.clear();
   for (const Bar& bar : bars) {

@@ -390,6 +390,44 @@ static void test_component_axis(void** s) {
   }
 }
 
+/* Found by fuzzing: the mat-vec's bound B took a PLF's norms as if it were
+ * piecewise constant (the ramp (0,0),(2,10) counted as 0 on [0, 2)), so an
+ * L2 mat-vec on [0, 1) failed with "a term exceeds its bound"
+ * (MPCF_ERROR_INTERNAL). On [0, 1) the ramp is 5t: <f, f> = 25/3; with the
+ * tent (0,0),(1,1),(2,0): <ramp, tent> = int 5t^2 = 5/3. */
+static void test_plf_matvec_bound(void** s) {
+  (void)s;
+  const uint64_t offsets[3] = {0, 2, 5};
+  const double pts[10] = {0, 0, 2, 10, 0, 0, 1, 1, 2, 0};
+  mpcf_pcfs* X = make(1, MPCF_FLOAT64, 2, offsets, pts);
+  mpcf_options* o = cpu_options(1);
+  expect(mpcf_options_set_window(o, 0, 1), MPCF_OK, NULL);
+  const double V[2] = {1, 0};
+  double out[2];
+  expect(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 2, 1, out, 2, o), MPCF_OK, NULL);
+  near(out[0], 25.0 / 3.0, 1e-14, "<ramp, ramp> on [0, 1)");
+  near(out[1], 5.0 / 3.0, 1e-14, "<tent, ramp> on [0, 1)");
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+/* Found by fuzzing: the silhouette of a barcode whose longest bar is
+ * subnormal failed with a false overflow (its scale 2^1062 was inf). The
+ * silhouette of one bar is its tent: at the midpoint, min(t - b, d - t). */
+static void test_silhouette_of_a_subnormal_bar(void** s) {
+  (void)s;
+  const double d = 1e-320;
+  const double bars[2] = {0, d};
+  const uint64_t offsets[2] = {0, 1};
+  mpcf_pcfs* S = NULL;
+  expect(mpcf_plfs_silhouettes(MPCF_FLOAT64, 1, offsets, bars, 1.0, INFINITY, &S), MPCF_OK, NULL);
+  const double t = 0.5 * d;
+  double v = -1;
+  expect(mpcf_pcfs_evaluate(S, &t, 1, &v, 1), MPCF_OK, NULL);
+  assert_true(v == fmin(t, d - t));
+  mpcf_pcfs_destroy(S);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plf_pair_values),
@@ -398,6 +436,8 @@ int main(void) {
       cmocka_unit_test(test_plf_files_keep_the_type),
       cmocka_unit_test(test_mixing_kinds_is_refused),
       cmocka_unit_test(test_component_axis),
+      cmocka_unit_test(test_plf_matvec_bound),
+      cmocka_unit_test(test_silhouette_of_a_subnormal_bar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,29 @@ FunctionNorms function_norms(const Point* f, std::size_t m, double a, double b) 
   return n;
 }
 
+// The same bounds for a PLF: on the segment [t_k, t_{k+1}] |f| is at most
+// max(|v_k|, |v_{k+1}|) (it is linear there), after the last breakpoint
+// |v_{m-1}|; so L-infinity is bounded by the largest such value over the
+// segments that meet the window, and L1 over the bounded ones by the sum of
+// width times that value. (Upper bounds: the mat-vec's grid needs no more.)
+template <typename Point>
+FunctionNorms linear_function_norms(const Point* f, std::size_t m, double a, double b) {
+  FunctionNorms n;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double l = std::max(static_cast<double>(f[k].t), a);
+    const bool last = k + 1 == m;
+    const double r = std::min(last ? std::numeric_limits<double>::infinity()
+                                   : static_cast<double>(f[k + 1].t),
+                              b);
+    const double v = std::max(std::fabs(static_cast<double>(f[k].v)),
+                              last ? 0.0 : std::fabs(static_cast<double>(f[k + 1].v)));
+    if (!(r > l) || v == 0) continue;
+    if (r < std::numeric_limits<double>::infinity()) n.l1 += (r - l) * v;
+    n.linf = std::max(n.linf, v);
+  }
+  return n;
+}
+
 template <typename T>
 class MatvecConsumer final : public BlockConsumer<T> {
  public:
