@@ -32,6 +32,10 @@ typedef struct csv_pcfs {
   char** ids;          /* n NUL-terminated ids */
   uint64_t* first_line; /* line of each function's first row */
   uint64_t min_m, max_m; /* fewest and most breakpoints of one function */
+  /* Set by the CLI's inputs (zero from csv_read_pcfs): */
+  int linear;          /* piecewise linear functions (PLFs) rather than PCFs */
+  uint64_t components; /* 0 or 1: n functions; K > 1: n objects of K functions each
+                          (offsets then has n * K + 1 entries; ids and first_line n) */
 } csv_pcfs;
 
 /** Reads `path` ("-" reads standard input; `display_name` is what error

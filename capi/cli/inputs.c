@@ -165,6 +165,10 @@ static csv_status read_pcf_file(const char* path, const char* name, mpcf_dtype d
       status = CSV_ERROR_NO_MEMORY;
     }
   }
+  if (status == CSV_OK) {
+    mpcf_function_type type = MPCF_PIECEWISE_CONSTANT;
+    if (mpcf_pcfs_function_type(X, &type) == MPCF_OK) out->linear = type == MPCF_PIECEWISE_LINEAR;
+  }
   mpcf_pcfs_destroy(X);
   if (status != CSV_OK) {
     csv_pcfs_free(out);
@@ -178,6 +182,8 @@ static mpcf_barcode_summary summary_of(cli_barcodes kind) {
     case CLI_BARCODES_STABLE_RANK: return MPCF_STABLE_RANK;
     case CLI_BARCODES_ACCUMULATED_PERSISTENCE: return MPCF_ACCUMULATED_PERSISTENCE;
     case CLI_BARCODES_BETTI:
+    case CLI_BARCODES_LANDSCAPE: /* made by mpcf_plfs_landscapes, never asked */
+    case CLI_BARCODES_SILHOUETTE:
     case CLI_BARCODES_NONE: break;
   }
   return MPCF_BETTI_CURVE;
@@ -186,7 +192,9 @@ static mpcf_barcode_summary summary_of(cli_barcodes kind) {
 /* A barcode CSV: bars read (and checked, naming lines) by csv_read_barcodes,
  * turned into PCFs by libmpcf, read back into `out`, ids kept. */
 static csv_status read_barcode_csv(const char* path, const char* name, mpcf_dtype dtype,
-                                   cli_barcodes kind, csv_pcfs* out, char* err, size_t err_size) {
+                                   const cli_barcode_spec* spec, csv_pcfs* out, char* err,
+                                   size_t err_size) {
+  const cli_barcodes kind = spec->kind;
   csv_pcfs bars;
   csv_status status = csv_read_barcodes(path, name, &bars, err, err_size);
   if (status != CSV_OK) return status;
@@ -201,8 +209,14 @@ static csv_status read_barcode_csv(const char* path, const char* name, mpcf_dtyp
     interleaved[2 * k + 1] = ((const double*)bars.values)[k];
   }
   mpcf_pcfs* X = NULL;
-  const mpcf_status s =
-      mpcf_pcfs_from_barcodes(summary_of(kind), dtype, bars.n, bars.offsets, interleaved, &X);
+  mpcf_status s;
+  if (kind == CLI_BARCODES_LANDSCAPE) {
+    s = mpcf_plfs_landscapes(dtype, bars.n, bars.offsets, interleaved, spec->k, spec->clip, &X);
+  } else if (kind == CLI_BARCODES_SILHOUETTE) {
+    s = mpcf_plfs_silhouettes(dtype, bars.n, bars.offsets, interleaved, spec->q, spec->clip, &X);
+  } else {
+    s = mpcf_pcfs_from_barcodes(summary_of(kind), dtype, bars.n, bars.offsets, interleaved, &X);
+  }
   free(interleaved);
   if (s != MPCF_OK) {
     /* Every bar was checked while reading; what is left is a number that
@@ -221,8 +235,15 @@ static csv_status read_barcode_csv(const char* path, const char* name, mpcf_dtyp
   }
   memset(out, 0, sizeof *out);
   out->dtype = dtype;
+  /* Landscapes: k functions per barcode, read back as n * k functions; the
+   * collection then holds n objects of k components. */
+  const uint64_t per = kind == CLI_BARCODES_LANDSCAPE ? spec->k : 1;
+  out->n = bars.n * per;
+  const int ok = read_back(X, out);
   out->n = bars.n;
-  if (!read_back(X, out)) {
+  out->linear = kind == CLI_BARCODES_LANDSCAPE || kind == CLI_BARCODES_SILHOUETTE;
+  out->components = per;
+  if (!ok) {
     report(err, err_size, "%s: out of memory while reading the file", name);
     status = CSV_ERROR_NO_MEMORY;
   } else {
@@ -243,7 +264,9 @@ static csv_status read_barcode_csv(const char* path, const char* name, mpcf_dtyp
 }
 
 csv_status cli_read_input(const char* path, const char* display_name, mpcf_dtype dtype,
-                          cli_barcodes barcodes, csv_pcfs* out, char* err, size_t err_size) {
+                          const cli_barcode_spec* spec, int linear, csv_pcfs* out, char* err,
+                          size_t err_size) {
+  const cli_barcodes barcodes = spec->kind;
   int io_errno = 0;
   const int c = first_byte(path, &io_errno);
   if (c == PCF_FILE_FIRST_BYTE) {
@@ -257,7 +280,9 @@ csv_status cli_read_input(const char* path, const char* display_name, mpcf_dtype
     return read_pcf_file(path, display_name, dtype, out, err, err_size);
   }
   if (barcodes != CLI_BARCODES_NONE) {
-    return read_barcode_csv(path, display_name, dtype, barcodes, out, err, err_size);
+    return read_barcode_csv(path, display_name, dtype, spec, out, err, err_size);
   }
-  return csv_read_pcfs(path, display_name, dtype, out, err, err_size);
+  const csv_status s = csv_read_pcfs(path, display_name, dtype, out, err, err_size);
+  if (s == CSV_OK) out->linear = linear;
+  return s;
 }

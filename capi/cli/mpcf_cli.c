@@ -74,7 +74,7 @@ static int library_error(mpcf_status s, const char* context) {
 static const char* const HELP_TEXT =
     "Usage: mpcf [COMMAND] [OPTIONS] [FILE...]\n"
     "\n"
-    "Exact distances and kernels between piecewise constant functions (libmpcf).\n"
+    "Exact distances and kernels between piecewise constant or linear functions (libmpcf).\n"
     "\n"
     "Commands:\n"
     "  pdist  [FILE]           Lp distances between all pairs of the functions of FILE\n"
@@ -92,7 +92,8 @@ static const char* const HELP_TEXT =
     "[t_k, t_k+1) and keeps its last value for ever. A PCF file in the mpcf binary\n"
     "format (saved by libmpcf, mpcf.save in Python, pcf_save in R) is recognised by\n"
     "its content. With --from-barcodes, the CSV rows are bars 'id,birth,death'\n"
-    "(death may be inf), and each id's barcode becomes one function.\n"
+    "(death may be inf), and each id's barcode becomes one function (landscape: one\n"
+    "object of K functions, lambda_1 .. lambda_K, compared as in (sum_k d_p^p)^(1/p)).\n"
     "\n"
     "Options:\n"
     "  -p P                    exponent p >= 1, or 'inf' (default 1)\n"
@@ -108,9 +109,17 @@ static const char* const HELP_TEXT =
     "  --indices PATH          knn: also write the (n, K) neighbour indices as .npy\n"
     "                          (the -o .npy file holds the distances); CSV output\n"
     "                          has rows i,j,distance instead\n"
-    "  --from-barcodes betti|stable-rank|accumulated-persistence\n"
+    "  --type constant|linear  the CSV functions are piecewise constant (default) or\n"
+    "                          piecewise linear (linear interpolation between breakpoints)\n"
+    "  --from-barcodes betti|stable-rank|accumulated-persistence|landscape|silhouette\n"
     "                          read barcodes and compare their Betti curves, stable\n"
-    "                          ranks or accumulated persistence functions\n"
+    "                          ranks, accumulated persistence functions, persistence\n"
+    "                          landscapes or silhouettes\n"
+    "  --levels K              landscape: the number of landscapes per barcode (-k K\n"
+    "                          also sets it, except for knn, where -k counts neighbours)\n"
+    "  --q Q                   silhouette: the weight exponent, (death - birth)^Q (default 1)\n"
+    "  --clip C                landscape, silhouette: infinite deaths become C\n"
+    "                          (without it an infinite bar is an error)\n"
     "  -o, --output PATH       write the result: .npy by extension, CSV otherwise,\n"
     "                          '-' for CSV on standard output\n"
     "  --format npy|csv        override the format chosen from the extension\n"
@@ -182,6 +191,9 @@ typedef struct {
   int metric_kernel;
   int metric_set;
   cli_barcodes barcodes;
+  cli_barcode_spec bspec; /* levels (k), q and clip for landscapes and silhouettes */
+  int levels_set, q_set, clip_set;
+  int linear, type_set;
   double cuda_threshold;
   const char* output;
   out_format format;
@@ -262,7 +274,7 @@ static int choose(const char* value, const char* const* names) {
 enum {
   OPT_P, OPT_DTYPE, OPT_BACKEND, OPT_THREADS, OPT_WINDOW, OPT_LAYOUT, OPT_METRIC, OPT_OUTPUT,
   OPT_FORMAT, OPT_WITH_IDS, OPT_CUDA_THRESHOLD, OPT_SUMMARY, OPT_PROGRESS, OPT_QUIET, OPT_HELP,
-  OPT_VERSION, OPT_K, OPT_INDICES, OPT_FROM_BARCODES
+  OPT_VERSION, OPT_K, OPT_INDICES, OPT_FROM_BARCODES, OPT_TYPE, OPT_LEVELS, OPT_Q, OPT_CLIP
 };
 
 typedef struct {
@@ -292,6 +304,10 @@ static const option_spec OPTIONS[] = {
     {"k", 'k', 1, OPT_K},
     {"indices", 0, 1, OPT_INDICES},
     {"from-barcodes", 0, 1, OPT_FROM_BARCODES},
+    {"type", 0, 1, OPT_TYPE},
+    {"levels", 0, 1, OPT_LEVELS},
+    {"q", 0, 1, OPT_Q},
+    {"clip", 0, 1, OPT_CLIP},
 };
 enum { N_OPTIONS = sizeof OPTIONS / sizeof OPTIONS[0] };
 
@@ -374,14 +390,49 @@ static int apply_option(cli_args* a, int id, const char* value) {
       a->indices = value;
       return EXIT_OK;
     case OPT_FROM_BARCODES: {
-      static const char* const kinds[] = {"betti", "stable-rank", "accumulated-persistence", NULL};
+      static const char* const kinds[] = {"betti",     "stable-rank", "accumulated-persistence",
+                                          "landscape", "silhouette",  NULL};
       if ((k = choose(value, kinds)) < 0) {
         return usage_error(
-            "--from-barcodes '%s' is not one of betti, stable-rank, accumulated-persistence", value);
+            "--from-barcodes '%s' is not one of betti, stable-rank, accumulated-persistence, "
+            "landscape, silhouette",
+            value);
       }
       a->barcodes = (cli_barcodes)(CLI_BARCODES_BETTI + k);
       return EXIT_OK;
     }
+    case OPT_TYPE: {
+      static const char* const types[] = {"constant", "linear", NULL};
+      if ((k = choose(value, types)) < 0) {
+        return usage_error("--type '%s' is not one of constant, linear", value);
+      }
+      a->linear = k == 1;
+      a->type_set = 1;
+      return EXIT_OK;
+    }
+    case OPT_LEVELS: {
+      char* end = NULL;
+      errno = 0;
+      const unsigned long long levels = strtoull(value, &end, 10);
+      if (value[0] == '-' || value[0] == '\0' || *end != '\0' || errno != 0 || levels == 0) {
+        return usage_error("--levels '%s' is not a whole number >= 1", value);
+      }
+      a->bspec.k = levels;
+      a->levels_set = 1;
+      return EXIT_OK;
+    }
+    case OPT_Q:
+      if (!parse_double(value, &a->bspec.q) || !isfinite(a->bspec.q) || a->bspec.q < 0) {
+        return usage_error("--q '%s' is not a finite number >= 0", value);
+      }
+      a->q_set = 1;
+      return EXIT_OK;
+    case OPT_CLIP:
+      if (!parse_double(value, &a->bspec.clip) || isnan(a->bspec.clip)) {
+        return usage_error("--clip '%s' is not a number", value);
+      }
+      a->clip_set = 1;
+      return EXIT_OK;
     case OPT_SUMMARY: a->force_summary = 1; return EXIT_OK;
     case OPT_PROGRESS: a->force_progress = 1; return EXIT_OK;
     case OPT_QUIET: a->quiet = 1; return EXIT_OK;
@@ -409,6 +460,8 @@ static int parse_args(int argc, char** argv, cli_args* a) {
   a->window_a = -INFINITY;
   a->window_b = INFINITY;
   a->cuda_threshold = DEFAULT_CUDA_THRESHOLD;
+  a->bspec.q = 1.0;
+  a->bspec.clip = INFINITY;
 
   int first = 1;
   if (argc > 1 && argv[1][0] != '-') {
@@ -513,6 +566,30 @@ static int check_args(cli_args* a) {
   } else if (a->nfiles > 1) {
     return usage_error("%s takes at most one input FILE (got %zu)", a->cmd_name, a->nfiles);
   }
+  const int landscape = a->barcodes == CLI_BARCODES_LANDSCAPE;
+  const int silhouette = a->barcodes == CLI_BARCODES_SILHOUETTE;
+  if (landscape && !a->levels_set && a->cmd != CMD_KNN && a->k_set) {
+    a->bspec.k = a->k; /* -k K / --k K: the number of landscapes */
+    a->levels_set = 1;
+    a->k_set = 0;
+  }
+  if (landscape && !a->levels_set) {
+    return usage_error("--from-barcodes landscape needs --levels K (or -k K outside knn), the "
+                       "number of landscapes per barcode");
+  }
+  if (!landscape && a->levels_set) {
+    return usage_error("--levels applies to --from-barcodes landscape only");
+  }
+  if (!silhouette && a->q_set) return usage_error("--q applies to --from-barcodes silhouette only");
+  if (!landscape && !silhouette && a->clip_set) {
+    return usage_error("--clip applies to --from-barcodes landscape and silhouette only");
+  }
+  if (a->type_set && a->barcodes != CLI_BARCODES_NONE) {
+    return usage_error("--type applies to CSV files of functions; barcodes give %s",
+                       landscape || silhouette ? "piecewise linear functions"
+                                               : "piecewise constant functions");
+  }
+  a->bspec.kind = a->barcodes;
   if (a->cmd == CMD_KNN && !a->k_set) {
     return usage_error("knn needs -k K, the number of neighbours");
   }
@@ -1068,24 +1145,33 @@ static const char* example_path(void) {
   return NULL;
 }
 
-static int read_input(const char* path, mpcf_dtype dtype, cli_barcodes barcodes, csv_pcfs* out,
-                      const char** name) {
+static int read_input(const char* path, const cli_args* a, csv_pcfs* out, const char** name) {
   *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
   char err[1024];
-  const csv_status s = cli_read_input(path, *name, dtype, barcodes, out, err, sizeof err);
+  const csv_status s =
+      cli_read_input(path, *name, a->dtype, &a->bspec, a->linear, out, err, sizeof err);
   if (s == CSV_OK) return EXIT_OK;
   error_message("%s", err);
   return s == CSV_ERROR_NO_MEMORY ? EXIT_RUNTIME : EXIT_DATA;
 }
 
 /* Hands the points to libmpcf, which keeps its own copy; ours is freed at
- * once so that large inputs are not held twice. */
+ * once so that large inputs are not held twice. PLFs are created as such;
+ * objects of K > 1 functions (landscapes) get the shape (n, K) and the
+ * component axis, so every computation runs over the objects. */
 static int make_collection(csv_pcfs* c, const char* name, mpcf_pcfs** out) {
-  const mpcf_status s = mpcf_pcfs_create(c->dtype, c->n, c->offsets, c->times, c->values, out);
+  const uint64_t per = c->components > 1 ? c->components : 1;
+  mpcf_status s = (c->linear ? mpcf_plfs_create : mpcf_pcfs_create)(
+      c->dtype, c->n * per, c->offsets, c->times, c->values, out);
   free(c->times);
   free(c->values);
   c->times = NULL;
   c->values = NULL;
+  if (s == MPCF_OK && per > 1) {
+    const uint64_t shape[2] = {c->n, per};
+    s = mpcf_pcfs_reshape(*out, 2, shape);
+    if (s == MPCF_OK) s = mpcf_pcfs_set_component_axis(*out, 1);
+  }
   if (s != MPCF_OK) return library_error(s, name);
   return EXIT_OK;
 }
@@ -1189,9 +1275,13 @@ static int compute(const cli_args* a, const mpcf_pcfs* X, const mpcf_pcfs* Y,
                            a->p, r->data, r->count, options, &task);
       break;
     case CMD_KNN: {
-      uint64_t nx = 0, ny = 0;
+      uint64_t nx = 0, ny = 0, kx = 1, ky = 1;
       mpcf_pcfs_count(X, &nx);
+      mpcf_pcfs_components(X, &kx);
       if (Y) mpcf_pcfs_count(Y, &ny);
+      if (Y) mpcf_pcfs_components(Y, &ky);
+      nx /= kx; /* objects */
+      ny /= ky;
       const uint64_t candidates = Y ? ny : (nx > 0 ? nx - 1 : 0);
       if (a->k > candidates) {
         return usage_error("-k %" PRIu64 " is more than the %" PRIu64 " %s", a->k, candidates,
@@ -1261,10 +1351,10 @@ static int run(const cli_args* a) {
   }
 
   const double t0 = now_seconds();
-  code = read_input(inputs[0], a->dtype, a->barcodes, &x, &info.input_names[0]);
+  code = read_input(inputs[0], a, &x, &info.input_names[0]);
   const int two_inputs = a->cmd == CMD_CDIST || (a->cmd == CMD_KNN && a->nfiles == 2);
   if (code == EXIT_OK && two_inputs) {
-    code = read_input(inputs[1], a->dtype, a->barcodes, &y, &info.input_names[1]);
+    code = read_input(inputs[1], a, &y, &info.input_names[1]);
   }
   info.read_seconds = now_seconds() - t0;
   if (code == EXIT_OK) code = make_collection(&x, info.input_names[0], &X);

@@ -309,8 +309,8 @@ class FdSink final : public Sink {
     if (bytes > stop_at_ - written_) {
       append(p, static_cast<std::size_t>(stop_at_ - written_));
       flush();
-      ::raise(SIGKILL);
-      ::_exit(128 + SIGKILL);
+      // SIGKILL cannot be caught; no _exit() (the R package may not call it).
+      for (;;) ::raise(SIGKILL);
     }
     append(p, bytes);
   }
@@ -456,7 +456,10 @@ void save_file(const std::string& path, std::uint64_t size,
   if (target.exists) {
     // The replaced file's owner (where allowed: root, or a group of the
     // caller's) and mode, in this order (fchown clears set-id bits).
-    (void)::fchown(temp.fd.get(), target.st.st_uid, target.st.st_gid);
+    // Best effort (an unprivileged caller may not give the file away); the
+    // result is tested because glibc marks fchown warn_unused_result.
+    if (::fchown(temp.fd.get(), target.st.st_uid, target.st.st_gid) != 0) {
+    }
     (void)::fchmod(temp.fd.get(), target.st.st_mode & 07777);
   }
 

@@ -4,7 +4,7 @@
 Usage: test_cli.py --mpcf PATH/TO/mpcf --example PATH/TO/example_pcfs.csv [GROUP ...]
 
 GROUP names a test class below (KnownValues, Reference, Formats, Errors,
-Usage, DefaultRun, Signals); without one, all run. Expected values are either
+Usage, DefaultRun, Signals, Barcodes, PcfFiles, Plfs); without one, all run. Expected values are either
 written out by hand or come from the brute-force reference in this file
 (exact rational arithmetic over the union of breakpoints), which shares no
 code with libmpcf. Groups that need NumPy exit with 77 (ctest's skip code)
@@ -1171,7 +1171,101 @@ class PcfFiles(ToolTest):
         self.assertIn("is a PCF file (mpcf binary format), not a barcode CSV", text(r.stderr))
 
 
-GROUPS = [KnownValues, Reference, Formats, Errors, Usage, DefaultRun, Signals, Barcodes, PcfFiles]
+class Plfs(ToolTest):
+    """--type linear, landscapes and silhouettes, worked out by hand."""
+    NEEDS_NUMPY = False
+
+    # f: the tent (0,0),(1,1),(2,0); g: zero.
+    TENT = "id,t,v\nf,0,0\nf,1,1\nf,2,0\ng,0,0\n"
+    # a: (0, 2): lambda_1 = (0,0),(1,1),(2,0), lambda_2 = 0. b: (0, 4), (1, 3):
+    # lambda_1 = (0,0),(2,2),(4,0), lambda_2 = (1,0),(2,1),(3,0).
+    BARS = "id,birth,death\na,0,2\nb,0,4\nb,1,3\n"
+
+    def test_linear_csv(self):
+        src = self.write("tent.csv", self.TENT)
+        r = self.ok(["pdist", src, "--type", "linear", "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["1"]])  # the area of the tent
+        r = self.ok(["pdist", src, "-o", "-", "-p", "2"])  # as PCFs: 1 on [1, 2)
+        self.assertEqual(csv_rows(r.stdout), [["1"]])
+        r = self.ok(["pdist", src, "--type", "linear", "-p", "2", "-o", "-"])
+        self.assertAlmostEqual(float(csv_rows(r.stdout)[0][0]), math.sqrt(2 / 3), places=14)
+        r = self.ok(["kernel", src, "--type", "linear", "-o", "-"])
+        self.assertAlmostEqual(float(csv_rows(r.stdout)[0][0]), 2 / 3, places=14)
+        r = self.ok(["cdist", src, src, "--type", "linear", "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["0", "1"], ["1", "0"]])
+
+    def test_landscape_distances(self):
+        src = self.write("bars.csv", self.BARS)
+        # L1: |lambda_1 - lambda_1'| integrates to 4 - 1 = 3, lambda_2' to 1.
+        r = self.ok(["pdist", "--from-barcodes", "landscape", "--k", "2", src, "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["4"]])
+        r = self.ok(["pdist", "--from-barcodes", "landscape", "--levels", "2", src, "-o", "-",
+                     "--layout", "dense", "--with-ids"])
+        self.assertEqual(csv_rows(r.stdout), [["id", "a", "b"], ["a", "0", "4"], ["b", "4", "0"]])
+        # L2: the lambda_1 difference squared integrates to 4, lambda_2' squared to 2/3.
+        r = self.ok(["pdist", "--from-barcodes", "landscape", "-k", "2", "-p", "2", src, "-o", "-"])
+        self.assertAlmostEqual(float(csv_rows(r.stdout)[0][0]), math.sqrt(4 + 2 / 3), places=14)
+        # Kernel over objects: 2/3, 16/3 + 2/3 = 6 and the cross term 1/3 + 1 - 1/3 = 1.
+        r = self.ok(["kernel", "--from-barcodes", "landscape", "--k", "2", src, "-o", "-"])
+        got = [[float(v) for v in row] for row in csv_rows(r.stdout)]
+        for row, want in zip(got, [[2 / 3, 1], [1, 6]]):
+            for g, w in zip(row, want):
+                self.assertAlmostEqual(g, w, places=14)
+        # knn: -k counts neighbours, --levels the landscapes.
+        r = self.ok(["knn", "--from-barcodes", "landscape", "--levels", "2", "-k", "1", src,
+                     "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["i", "j", "distance"], ["0", "1", "4"],
+                                              ["1", "0", "4"]])
+        # A single landscape: lambda_1 only, 4 - 1 = 3.
+        r = self.ok(["pdist", "--from-barcodes", "landscape", "--k", "1", src, "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["3"]])
+
+    def test_infinite_bars_and_silhouettes(self):
+        inf = self.write("inf.csv", "id,birth,death\na,1,inf\n")
+        r = run(["norm", "--from-barcodes", "landscape", "--k", "1", inf, "-o", "-"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("barcode 0, bar 0", text(r.stderr))
+        self.assertIn("id 'a'", text(r.stderr))
+        r = self.ok(["norm", "--from-barcodes", "landscape", "--k", "1", "--clip", "3", inf,
+                     "-o", "-"])
+        self.assertEqual(csv_rows(r.stdout), [["1"]])  # the tent (1, 3)
+        # Silhouettes, q = 1: a is its tent (area 1); b is (4 tent(0,4) + 2 tent(1,3)) / 6,
+        # of area (4 * 4 + 2 * 1) / 6 = 3. q = 0: (4 + 1) / 2.
+        src = self.write("bars.csv", self.BARS)
+        r = self.ok(["norm", "--from-barcodes", "silhouette", src, "-o", "-"])
+        got = [float(row[0]) for row in csv_rows(r.stdout)]
+        self.assertAlmostEqual(got[0], 1, places=14)
+        self.assertAlmostEqual(got[1], 3, places=14)
+        r = self.ok(["norm", "--from-barcodes", "silhouette", "--q", "0", src, "-o", "-"])
+        self.assertAlmostEqual(float(csv_rows(r.stdout)[1][0]), 2.5, places=14)
+
+    def test_usage_errors(self):
+        src = self.write("bars.csv", self.BARS)
+        for args, part in [
+            (["pdist", "--from-barcodes", "landscape", src], "--levels K"),
+            (["knn", "-k", "1", "--from-barcodes", "landscape", src], "--levels K"),
+            (["pdist", "--levels", "2", src], "--levels applies"),
+            (["pdist", "--from-barcodes", "landscape", "--k", "2", "--q", "1", src], "--q applies"),
+            (["pdist", "--clip", "3", src], "--clip applies"),
+            (["pdist", "--type", "cubic", src], "--type 'cubic'"),
+            (["pdist", "--type", "linear", "--from-barcodes", "betti", src], "--type applies"),
+            (["pdist", "--from-barcodes", "silhouette", "--q", "-1", src], "--q '-1'"),
+        ]:
+            r = run(args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(part, text(r.stderr), args)
+
+    def test_mixing_kinds_is_an_error_naming_both(self):
+        pcf = self.write("x.mpcf", pcf_file_bytes([[(0.0, 1.0), (1.0, 0.0)]]))
+        plf = self.write("tent.csv", self.TENT)
+        r = run(["cdist", pcf, plf, "--type", "linear", "-o", "-"])
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("piecewise constant functions (PCFs)", text(r.stderr))
+        self.assertIn("piecewise linear functions (PLFs)", text(r.stderr))
+
+
+GROUPS = [KnownValues, Reference, Formats, Errors, Usage, DefaultRun, Signals, Barcodes, PcfFiles,
+          Plfs]
 
 
 def main():

@@ -79,9 +79,9 @@
 }
 
 pdist <- function(x, p = 1, window = NULL, backend = "auto", threads = NULL,
-                  progress = interactive()) {
+                  progress = interactive(), components = FALSE) {
   call <- sys.call()
-  pcfs <- .as_pcfs(x, "x", call)
+  pcfs <- .objects(.as_pcfs(x, "x", call), components, call)
   p <- .check_p(p, call)
   a <- .run_args(window, backend, threads, progress, call)
   on.exit(a$bar$close(), add = TRUE)
@@ -99,16 +99,18 @@ pdist <- function(x, p = 1, window = NULL, backend = "auto", threads = NULL,
 }
 
 cdist <- function(x, y, p = 1, window = NULL, backend = "auto", threads = NULL,
-                  progress = interactive()) {
+                  progress = interactive(), components = FALSE) {
   call <- sys.call()
-  .cross(x, y, 0L, p, window, backend, threads, progress, call)
+  .cross(x, y, 0L, p, window, backend, threads, progress, components, call)
 }
 
 l2_kernel <- function(x, y = NULL, window = NULL, backend = "auto", threads = NULL,
-                      progress = interactive()) {
+                      progress = interactive(), components = FALSE) {
   call <- sys.call()
-  if (!is.null(y)) return(.cross(x, y, 1L, 2, window, backend, threads, progress, call))
-  pcfs <- .as_pcfs(x, "x", call)
+  if (!is.null(y)) {
+    return(.cross(x, y, 1L, 2, window, backend, threads, progress, components, call))
+  }
+  pcfs <- .objects(.as_pcfs(x, "x", call), components, call)
   a <- .run_args(window, backend, threads, progress, call)
   on.exit(a$bar$close(), add = TRUE)
   k <- .mpcf_call(.Call(C_l2_kernel, pcfs$ptr, a$window, a$backend, a$threads,
@@ -118,9 +120,9 @@ l2_kernel <- function(x, y = NULL, window = NULL, backend = "auto", threads = NU
 }
 
 # metric 0: Lp distance, 1: L2 inner product.
-.cross <- function(x, y, metric, p, window, backend, threads, progress, call) {
-  xs <- .as_pcfs(x, "x", call)
-  ys <- .as_pcfs(y, "y", call)
+.cross <- function(x, y, metric, p, window, backend, threads, progress, components, call) {
+  xs <- .objects(.as_pcfs(x, "x", call), components, call)
+  ys <- .objects(.as_pcfs(y, "y", call), components, call)
   p <- .check_p(p, call)
   a <- .run_args(window, backend, threads, progress, call)
   on.exit(a$bar$close(), add = TRUE)
@@ -132,10 +134,11 @@ l2_kernel <- function(x, y = NULL, window = NULL, backend = "auto", threads = NU
   m
 }
 
-lp_distance <- function(f, g, p = 1, window = NULL) {
+lp_distance <- function(f, g, p = 1, window = NULL, type = c("constant", "linear")) {
   call <- sys.call()
-  fs <- .single_pcf(f, "f", call)
-  gs <- .single_pcf(g, "g", call)
+  linear <- .check_type(type, call)
+  fs <- .single_pcf(f, "f", call, linear)
+  gs <- .single_pcf(g, "g", call, linear)
   p <- .check_p(p, call)
   window <- .check_window(window, call)
   .mpcf_call(.Call(C_lp_distance, fs$ptr, gs$ptr, p, window), call)

@@ -13,10 +13,10 @@
 .kernels <- c(l2 = 0L, gaussian = 1L, laplacian = 2L)
 
 knn <- function(x, k, y = NULL, p = 1, window = NULL, backend = "auto", threads = NULL,
-                progress = interactive()) {
+                progress = interactive(), components = FALSE) {
   call <- sys.call()
-  xs <- .as_pcfs(x, "x", call)
-  ys <- if (is.null(y)) NULL else .as_pcfs(y, "y", call)
+  xs <- .objects(.as_pcfs(x, "x", call), components, call)
+  ys <- if (is.null(y)) NULL else .objects(.as_pcfs(y, "y", call), components, call)
   k <- .check_count(k, "k", call)
   p <- .check_p(p, call)
   a <- .run_args(window, backend, threads, progress, call)
@@ -32,10 +32,10 @@ knn <- function(x, k, y = NULL, p = 1, window = NULL, backend = "auto", threads 
 
 kernel_matvec <- function(x, v, y = NULL, kernel = c("l2", "gaussian", "laplacian"),
                           p = NULL, sigma = 1, window = NULL, backend = "auto",
-                          threads = NULL, progress = interactive()) {
+                          threads = NULL, progress = interactive(), components = FALSE) {
   call <- sys.call()
-  xs <- .as_pcfs(x, "x", call)
-  ys <- if (is.null(y)) NULL else .as_pcfs(y, "y", call)
+  xs <- .objects(.as_pcfs(x, "x", call), components, call)
+  ys <- if (is.null(y)) NULL else .objects(.as_pcfs(y, "y", call), components, call)
   if (!is.character(kernel) || length(kernel) < 1L || is.na(kernel[1]) ||
       !(kernel[1] %in% names(.kernels))) {
     .abort(sprintf("kernel must be one of \"l2\", \"gaussian\", \"laplacian\"; it is %s",

@@ -91,25 +91,71 @@ accumulated_persistence <- function(barcodes, dimension = NULL) {
   as.double(dimension)
 }
 
-.from_barcodes <- function(kind, barcodes, dimension, call) {
+# The barcodes in CSR form: offsets, interleaved (birth, death), labels.
+.barcode_csr <- function(barcodes, dimension, call) {
   dimension <- .check_dimension(dimension, call)
   got <- .collect_barcodes(barcodes, dimension, call)
   counts <- vapply(got$bars, nrow, 0L)
   offsets <- c(0, cumsum(as.double(counts)))
   flat <- if (length(got$bars)) as.double(t(do.call(rbind, got$bars))) else double(0)
-  ptr <- tryCatch(
-    .mpcf_call(.Call(C_from_barcodes, .barcode_kinds[[kind]], offsets, flat), call),
+  list(offsets = offsets, flat = flat, labels = got$labels, n = length(got$bars))
+}
+
+.from_barcodes <- function(kind, barcodes, dimension, call) {
+  csr <- .barcode_csr(barcodes, dimension, call)
+  ptr <- .naming_bars(
+    .Call(C_from_barcodes, .barcode_kinds[[kind]], csr$offsets, csr$flat),
+    barcodes, csr$n, call)
+  .new_pcfs(ptr, csr$labels)
+}
+
+# Runs `expr` (a .Call making a collection from barcodes) as .mpcf_call does,
+# adding to a message naming "barcode i, bar j" (from 0) where that is in R.
+.naming_bars <- function(expr, barcodes, n, call) {
+  tryCatch(
+    .mpcf_call(expr, call),
     mpcf_error = function(e) {
       # libmpcf names barcodes and bars from 0; say where that is in R.
       m <- regmatches(e$message, regexec("barcode ([0-9]+), bar ([0-9]+)", e$message))[[1L]]
       if (length(m) == 0L) stop(e)
       i <- as.integer(m[2L]) + 1L
-      where <- if (length(got$bars) == 1L && (is.matrix(barcodes) || is.data.frame(barcodes)))
+      where <- if (n == 1L && (is.matrix(barcodes) || is.data.frame(barcodes)))
         "barcodes" else sprintf("barcodes[[%d]]", i)
       .abort(sprintf("%s (libmpcf counts from 0; in R this is %s, bar %d)", e$message, where,
                      as.integer(m[3L]) + 1L), call, e$status)
     })
-  .new_pcfs(ptr, got$labels)
+}
+
+.check_clip <- function(clip, call) {
+  if (is.null(clip)) return(Inf)
+  if (!is.numeric(clip) || length(clip) != 1L || is.na(clip)) {
+    .abort(sprintf("clip must be NULL or a single number; it is %s", .describe(clip)), call)
+  }
+  as.double(clip)
+}
+
+landscape <- function(barcodes, k, clip = NULL, dimension = NULL) {
+  call <- sys.call()
+  k <- .check_count(k, "k", call)
+  clip <- .check_clip(clip, call)
+  csr <- .barcode_csr(barcodes, dimension, call)
+  ptr <- .naming_bars(.Call(C_landscapes, csr$offsets, csr$flat, k, clip), barcodes, csr$n,
+                      call)
+  labels <- if (is.null(csr$labels)) NULL else
+    paste0(rep(csr$labels, each = k), ": lambda_", rep(seq_len(k), csr$n))
+  .new_pcfs(ptr, labels, components = k, object_labels = csr$labels)
+}
+
+silhouette <- function(barcodes, q = 1, clip = NULL, dimension = NULL) {
+  call <- sys.call()
+  if (!is.numeric(q) || length(q) != 1L || is.na(q)) {
+    .abort(sprintf("q must be a single number >= 0; it is %s", .describe(q)), call)
+  }
+  clip <- .check_clip(clip, call)
+  csr <- .barcode_csr(barcodes, dimension, call)
+  ptr <- .naming_bars(.Call(C_silhouettes, csr$offsets, csr$flat, as.double(q), clip),
+                      barcodes, csr$n, call)
+  .new_pcfs(ptr, csr$labels)
 }
 
 pcf_sum <- function(x) {

@@ -77,23 +77,28 @@ const mpcf_pcfs* pcfs_of(SEXP ptr, const char* what) {
   return p;
 }
 
-// Creates a float64 collection from CSR arrays and hands it to a new
-// external pointer. The pointer is allocated first, so no R allocation can
-// fail while the collection is owned only by this frame.
-SEXP make_pcfs(std::uint64_t n, const std::uint64_t* offsets, const double* times,
+// Creates a float64 collection of PCFs (or PLFs when `linear`) from CSR
+// arrays and hands it to a new external pointer. The pointer is allocated
+// first, so no R allocation can fail while the collection is owned only by
+// this frame.
+SEXP make_pcfs(bool linear, std::uint64_t n, const std::uint64_t* offsets, const double* times,
                const double* values) {
   Rcpp::Shield<SEXP> ptr(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
   mpcf_pcfs* pcfs = nullptr;
-  check(mpcf_pcfs_create(MPCF_FLOAT64, n, offsets, times, values, &pcfs));
+  check((linear ? mpcf_plfs_create : mpcf_pcfs_create)(MPCF_FLOAT64, n, offsets, times, values,
+                                                        &pcfs));
   R_SetExternalPtrAddr(ptr, pcfs);
   R_RegisterCFinalizerEx(ptr, finalize_pcfs, TRUE);
   return ptr;
 }
 
+// The number of objects the computations see: functions, or objects of K
+// functions when the collection has a component axis (.objects() in R).
 std::uint64_t count_of(const mpcf_pcfs* p) {
-  std::uint64_t n = 0;
+  std::uint64_t n = 0, k = 1;
   check(mpcf_pcfs_count(p, &n));
-  return n;
+  check(mpcf_pcfs_components(p, &k));
+  return n / k;
 }
 
 /* ---- options ---- */
@@ -190,7 +195,7 @@ SEXP rmpcf_build_info() {
 
 // x: a list whose elements the R side has checked to be two-column double or
 // integer matrices (checked again here; nothing is trusted blindly).
-SEXP rmpcf_pcfs_from_list(SEXP x) {
+SEXP rmpcf_pcfs_from_list(SEXP x, SEXP linear) {
   BEGIN_RCPP
   if (TYPEOF(x) != VECSXP) fail(MPCF_ERROR_INVALID_ARGUMENT, "x must be a list");
   const R_xlen_t n = XLENGTH(x);
@@ -222,13 +227,14 @@ SEXP rmpcf_pcfs_from_list(SEXP x) {
       }
     }
   }
-  return make_pcfs(static_cast<std::uint64_t>(n), offsets.data(), times.data(), values.data());
+  return make_pcfs(Rcpp::as<bool>(linear), static_cast<std::uint64_t>(n), offsets.data(),
+                   times.data(), values.data());
   END_RCPP
 }
 
 // offsets: doubles holding whole numbers (n + 1 of them); times, values:
 // doubles, offsets[n] of each.
-SEXP rmpcf_pcfs_from_csr(SEXP offsets, SEXP times, SEXP values) {
+SEXP rmpcf_pcfs_from_csr(SEXP offsets, SEXP times, SEXP values, SEXP linear) {
   BEGIN_RCPP
   if (TYPEOF(offsets) != REALSXP || XLENGTH(offsets) < 1 || TYPEOF(times) != REALSXP ||
       TYPEOF(values) != REALSXP || XLENGTH(times) != XLENGTH(values)) {
@@ -240,17 +246,53 @@ SEXP rmpcf_pcfs_from_csr(SEXP offsets, SEXP times, SEXP values) {
   if (offs[n] != static_cast<std::uint64_t>(XLENGTH(times))) {
     fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: CSR offsets do not match the data length");
   }
-  return make_pcfs(static_cast<std::uint64_t>(n), offs.data(), REAL(times), REAL(values));
+  return make_pcfs(Rcpp::as<bool>(linear), static_cast<std::uint64_t>(n), offs.data(),
+                   REAL(times), REAL(values));
   END_RCPP
 }
 
-// c(count, total breakpoints).
+// c(count (objects for a collection with a component axis), total
+// breakpoints, function type (1 PCF, 2 PLF)).
 SEXP rmpcf_pcfs_info(SEXP ptr) {
   BEGIN_RCPP
   const mpcf_pcfs* p = pcfs_of(ptr, "x");
   std::uint64_t total = 0;
   check(mpcf_pcfs_total_breakpoints(p, &total));
-  return Rcpp::NumericVector::create(static_cast<double>(count_of(p)), static_cast<double>(total));
+  mpcf_function_type type = MPCF_PIECEWISE_CONSTANT;
+  check(mpcf_pcfs_function_type(p, &type));
+  return Rcpp::NumericVector::create(static_cast<double>(count_of(p)), static_cast<double>(total),
+                                     static_cast<double>(type));
+  END_RCPP
+}
+
+// A view of all of x's functions shaped (count / K, K) with the component
+// axis: objects of K functions. x itself is not changed (R objects sharing
+// its pointer keep computing over single functions).
+SEXP rmpcf_objects(SEXP ptr, SEXP components) {
+  BEGIN_RCPP
+  const mpcf_pcfs* x = pcfs_of(ptr, "x");
+  const auto k = static_cast<std::uint64_t>(Rcpp::as<double>(components));
+  std::uint64_t n = 0;
+  check(mpcf_pcfs_count(x, &n));
+  if (k < 1 || n % k != 0) {
+    fail(MPCF_ERROR_INVALID_ARGUMENT, "components = " + std::to_string(k) +
+                                          " does not divide the " + std::to_string(n) +
+                                          " functions into objects");
+  }
+  Rcpp::Shield<SEXP> out(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
+  mpcf_pcfs* view = nullptr;
+  check(mpcf_pcfs_slice(x, 0, n, &view));
+  struct Guard {
+    mpcf_pcfs* p;
+    ~Guard() { mpcf_pcfs_destroy(p); }
+  } guard{view};
+  const std::uint64_t shape[2] = {n / k, k};
+  check(mpcf_pcfs_reshape(view, 2, shape));
+  check(mpcf_pcfs_set_component_axis(view, 1));
+  guard.p = nullptr;
+  R_SetExternalPtrAddr(out, view);
+  R_RegisterCFinalizerEx(out, finalize_pcfs, TRUE);
+  return out;
   END_RCPP
 }
 
@@ -420,9 +462,10 @@ SEXP rmpcf_last_task_status() {
 static const R_CallMethodDef call_methods[] = {
     {"version_info", reinterpret_cast<DL_FUNC>(&rmpcf_version_info), 0},
     {"build_info", reinterpret_cast<DL_FUNC>(&rmpcf_build_info), 0},
-    {"pcfs_from_list", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_list), 1},
-    {"pcfs_from_csr", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_csr), 3},
+    {"pcfs_from_list", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_list), 2},
+    {"pcfs_from_csr", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_from_csr), 4},
     {"pcfs_info", reinterpret_cast<DL_FUNC>(&rmpcf_pcfs_info), 1},
+    {"objects", reinterpret_cast<DL_FUNC>(&rmpcf_objects), 2},
     {"pdist", reinterpret_cast<DL_FUNC>(&rmpcf_pdist), 6},
     {"l2_kernel", reinterpret_cast<DL_FUNC>(&rmpcf_l2_kernel), 5},
     {"cdist", reinterpret_cast<DL_FUNC>(&rmpcf_cdist), 8},
@@ -433,6 +476,8 @@ static const R_CallMethodDef call_methods[] = {
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
     // [tda] tda.cpp
     {"from_barcodes", reinterpret_cast<DL_FUNC>(&rmpcf_from_barcodes), 3},
+    {"landscapes", reinterpret_cast<DL_FUNC>(&rmpcf_landscapes), 4},
+    {"silhouettes", reinterpret_cast<DL_FUNC>(&rmpcf_silhouettes), 4},
     {"reduce", reinterpret_cast<DL_FUNC>(&rmpcf_reduce), 2},
     {"combine", reinterpret_cast<DL_FUNC>(&rmpcf_combine), 4},
     {"evaluate", reinterpret_cast<DL_FUNC>(&rmpcf_evaluate), 2},

@@ -74,8 +74,11 @@ mpcf_pcfs* as_float64(Owned& in) {
   check(mpcf_pcfs_offsets(in.p, offsets.data(), n + 1));
   check(mpcf_pcfs_breakpoints(in.p, t32.data(), v32.data(), total));
   std::vector<double> t(t32.begin(), t32.end()), v(v32.begin(), v32.end());
+  mpcf_function_type type = MPCF_PIECEWISE_CONSTANT;
+  check(mpcf_pcfs_function_type(in.p, &type));
   Owned out;
-  check(mpcf_pcfs_create(MPCF_FLOAT64, n, offsets.data(), t.data(), v.data(), &out.p));
+  check((type == MPCF_PIECEWISE_LINEAR ? mpcf_plfs_create : mpcf_pcfs_create)(
+      MPCF_FLOAT64, n, offsets.data(), t.data(), v.data(), &out.p));
   mpcf_pcfs* p = out.p;
   out.p = nullptr;
   return p;
@@ -101,14 +104,10 @@ std::uint64_t count_of(const mpcf_pcfs* p) {
   return n;
 }
 
-}  // namespace
 
-extern "C" {
-
-// kind: 0 Betti curve, 1 stable rank, 2 accumulated persistence; offsets:
-// doubles holding whole numbers (n + 1); bars: birth, death interleaved.
-SEXP rmpcf_from_barcodes(SEXP kind, SEXP offsets, SEXP bars) {
-  BEGIN_RCPP
+// offsets: doubles holding whole numbers (n + 1); bars: birth, death
+// interleaved, 2 * offsets[n] of them.
+std::vector<std::uint64_t> barcode_offsets(SEXP offsets, SEXP bars) {
   if (TYPEOF(offsets) != REALSXP || XLENGTH(offsets) < 1 || TYPEOF(bars) != REALSXP) {
     fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: malformed barcode input");
   }
@@ -118,6 +117,44 @@ SEXP rmpcf_from_barcodes(SEXP kind, SEXP offsets, SEXP bars) {
   if (2 * offs[n] != static_cast<std::uint64_t>(XLENGTH(bars))) {
     fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: barcode offsets do not match the bars");
   }
+  return offs;
+}
+
+}  // namespace
+
+extern "C" {
+
+// Landscapes lambda_1 .. lambda_k of each barcode (shape n x k); clip: a
+// number (Inf for none).
+SEXP rmpcf_landscapes(SEXP offsets, SEXP bars, SEXP k, SEXP clip) {
+  BEGIN_RCPP
+  const std::vector<std::uint64_t> offs = barcode_offsets(offsets, bars);
+  const std::uint64_t n = offs.size() - 1;
+  const auto kk = static_cast<std::uint64_t>(Rcpp::as<double>(k));
+  const double c = Rcpp::as<double>(clip);
+  return new_pcfs([&](mpcf_pcfs** out) {
+    return mpcf_plfs_landscapes(MPCF_FLOAT64, n, offs.data(), REAL(bars), kk, c, out);
+  });
+  END_RCPP
+}
+
+SEXP rmpcf_silhouettes(SEXP offsets, SEXP bars, SEXP q, SEXP clip) {
+  BEGIN_RCPP
+  const std::vector<std::uint64_t> offs = barcode_offsets(offsets, bars);
+  const std::uint64_t n = offs.size() - 1;
+  const double qq = Rcpp::as<double>(q), c = Rcpp::as<double>(clip);
+  return new_pcfs([&](mpcf_pcfs** out) {
+    return mpcf_plfs_silhouettes(MPCF_FLOAT64, n, offs.data(), REAL(bars), qq, c, out);
+  });
+  END_RCPP
+}
+
+// kind: 0 Betti curve, 1 stable rank, 2 accumulated persistence; offsets and
+// bars as for barcode_offsets.
+SEXP rmpcf_from_barcodes(SEXP kind, SEXP offsets, SEXP bars) {
+  BEGIN_RCPP
+  const std::vector<std::uint64_t> offs = barcode_offsets(offsets, bars);
+  const auto n = static_cast<R_xlen_t>(offs.size() - 1);
   const int k = Rcpp::as<int>(kind);
   return new_pcfs([&](mpcf_pcfs** out) {
     return mpcf_pcfs_from_barcodes(static_cast<mpcf_barcode_summary>(k), MPCF_FLOAT64,

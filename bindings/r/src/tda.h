@@ -7,6 +7,8 @@
 
 extern "C" {
 SEXP rmpcf_from_barcodes(SEXP kind, SEXP offsets, SEXP bars);
+SEXP rmpcf_landscapes(SEXP offsets, SEXP bars, SEXP k, SEXP clip);
+SEXP rmpcf_silhouettes(SEXP offsets, SEXP bars, SEXP q, SEXP clip);
 SEXP rmpcf_reduce(SEXP ptr, SEXP op);
 SEXP rmpcf_combine(SEXP xptr, SEXP yptr, SEXP a, SEXP b);
 SEXP rmpcf_evaluate(SEXP ptr, SEXP t);

@@ -2,14 +2,17 @@
     Mpcf
 
 Exact Lp distance and L2 kernel matrices between piecewise constant functions
-(PCFs), computed by libmpcf.
+(PCFs) and piecewise linear functions (PLFs), computed by libmpcf.
 
 A PCF is a list of breakpoints `(t_k, v_k)` with finite, strictly increasing
 times: `f(t) = 0` before `t_1`, `v_k` on `[t_k, t_{k+1})` and the last value
 for ever after the last breakpoint. Collections of PCFs live in a
 [`PcfCollection`](@ref); [`pdist`](@ref), [`cdist`](@ref),
 [`l2_kernel`](@ref), [`lp_distance`](@ref) and [`lp_norm`](@ref) compute on
-them.
+them. [`plfs`](@ref) builds a collection of PLFs (linear interpolation between
+breakpoints); [`landscape`](@ref) and [`silhouette`](@ref) turn persistence
+barcodes into PLFs, and `components = true` computes over objects of several
+functions (the `k` landscapes of one barcode).
 
 The library is found at load time from `ENV["MPCF_LIBRARY"]` (a path to
 `libmpcf.so`) or else on the system library search path.
@@ -21,6 +24,8 @@ using Libdl
 export PcfCollection, MpcfError,
        pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
        total_breakpoints, knn, kernel_matvec
+# piecewise linear functions and objects of several functions
+export plfs, function_type, landscape, silhouette
 # [tda] barcodes, pointwise operations, read-out and files
 export betti_curve, stable_rank, accumulated_persistence,
        pcf_sum, pcf_mean, pcf_combine, pcf_evaluate, breakpoints, to_list,
@@ -70,6 +75,9 @@ const MPCF_METRIC_L2_KERNEL = Cint(1)
 const MPCF_KERNEL_L2 = Cint(0)
 const MPCF_KERNEL_GAUSSIAN = Cint(1)
 const MPCF_KERNEL_LAPLACIAN = Cint(2)
+# enum mpcf_function_type
+const MPCF_PIECEWISE_CONSTANT = Cint(1)
+const MPCF_PIECEWISE_LINEAR = Cint(2)
 
 # Every C function this file calls. They are resolved once, in __init__, so
 # that a library lacking one fails at load time with a clear message.
@@ -93,6 +101,10 @@ const C_FUNCTIONS = (
     :mpcf_pcfs_dtype, :mpcf_pcfs_count,
     # [dask] views
     :mpcf_pcfs_slice,
+    # PLFs and objects of several functions
+    :mpcf_plfs_create, :mpcf_plfs_create_interleaved, :mpcf_pcfs_function_type,
+    :mpcf_plfs_landscapes, :mpcf_plfs_silhouettes,
+    :mpcf_pcfs_reshape, :mpcf_pcfs_set_component_axis, :mpcf_pcfs_components,
 )
 
 """
@@ -105,9 +117,8 @@ const UNWRAPPED = (
     :mpcf_l2_kernel => "l2_kernel runs as a task (mpcf_l2_kernel_start), see mpcf_pdist",
     :mpcf_cdist => "cdist runs as a task (mpcf_cdist_start), see mpcf_pdist",
     :mpcf_task_status => "the wait loop polls with mpcf_task_wait and a short timeout",
-    :mpcf_pcfs_reshape => "collections are vectors in Julia; reshape the returned arrays instead",
-    :mpcf_pcfs_ndim => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
-    :mpcf_pcfs_shape => "collections are vectors in Julia (see mpcf_pcfs_reshape)",
+    :mpcf_pcfs_ndim => "collections are vectors in Julia (reshape only shapes internal component views)",
+    :mpcf_pcfs_shape => "collections are vectors in Julia (reshape only shapes internal component views)",
     :mpcf_kernel_matvec_size => "the output is length(X) x size(V, 2), allocated in Julia",
     :mpcf_knn => "knn runs as a task (mpcf_knn_start), see mpcf_pdist",
     :mpcf_kernel_matvec => "kernel_matvec runs as a task (mpcf_kernel_matvec_start), see mpcf_pdist",
@@ -427,7 +438,9 @@ struct _FromHandle end
     PcfCollection(offsets, points)
 
 An immutable, validated collection of `n` PCFs with `Float32` or `Float64`
-times and values (`T`), held by libmpcf.
+times and values (`T`), held by libmpcf. Every constructor takes
+`type = :linear` to make piecewise linear functions instead (see
+[`plfs`](@ref)); [`function_type`](@ref) tells which kind a collection holds.
 
 * `funcs`: a vector whose elements are `(times, values)` tuples of vectors,
   `times => values` pairs, or `m×2` matrices with columns `(t, v)`. `T` is
@@ -444,10 +457,13 @@ the collection at once instead of at garbage collection.
 mutable struct PcfCollection{T<:Union{Float32,Float64}}
     ptr::Ptr{mpcf_pcfs}
     n::Int
+    # Functions per object for `components = true` ([`landscape`](@ref) sets
+    # it to k; 1 otherwise).
+    width::Int
 
-    function PcfCollection{T}(::_FromHandle, ptr::Ptr{mpcf_pcfs},
-                              n::Integer) where {T<:Union{Float32,Float64}}
-        return finalizer(_destroy!, new{T}(ptr, Int(n)))
+    function PcfCollection{T}(::_FromHandle, ptr::Ptr{mpcf_pcfs}, n::Integer,
+                              width::Integer = 1) where {T<:Union{Float32,Float64}}
+        return finalizer(_destroy!, new{T}(ptr, Int(n), Int(width)))
     end
 end
 
@@ -466,8 +482,30 @@ Base.length(X::PcfCollection) = X.n
 
 function Base.show(io::IO, X::PcfCollection{T}) where {T}
     state = X.ptr == C_NULL ? ", freed" : ""
-    print(io, "PcfCollection{", T, "}(", X.n, X.n == 1 ? " function" : " functions", state, ")")
+    kind = X.ptr != C_NULL && function_type(X) === :linear ? ", piecewise linear" : ""
+    width = X.width > 1 ? ", $(X.width) per object" : ""
+    print(io, "PcfCollection{", T, "}(", X.n, X.n == 1 ? " function" : " functions", kind, width,
+          state, ")")
     return nothing
+end
+
+"""
+    function_type(X::PcfCollection) -> Symbol
+
+`:constant` when `X` holds piecewise constant functions, `:linear` when it
+holds piecewise linear ones ([`plfs`](@ref), [`landscape`](@ref)).
+"""
+function function_type(X::PcfCollection)
+    out = Ref{Cint}(0)
+    @check ccall(_sym(:mpcf_pcfs_function_type), Cint, (Ptr{mpcf_pcfs}, Ref{Cint}), X, out)
+    return out[] == MPCF_PIECEWISE_LINEAR ? :linear : :constant
+end
+
+# type = :constant / :linear -> whether to create PLFs.
+function _is_linear(type::Symbol)
+    type === :linear && return true
+    type === :constant && return false
+    throw(ArgumentError("type = :$type is not one of :constant, :linear"))
 end
 
 _dtype_code(::Type{Float32}) = MPCF_FLOAT32
@@ -497,28 +535,38 @@ function _offsets(offsets::AbstractVector{<:Integer}, ntimes::Integer, nvalues::
 end
 
 function PcfCollection{T}(offsets::AbstractVector{<:Integer}, times::AbstractVector{<:Real},
-                          values::AbstractVector{<:Real}) where {T<:Union{Float32,Float64}}
+                          values::AbstractVector{<:Real};
+                          type::Symbol = :constant) where {T<:Union{Float32,Float64}}
+    linear = _is_linear(type)
     off = _offsets(offsets, length(times), length(values))
     t = _dense(T, times)
     v = _dense(T, values)
     out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
     GC.@preserve off t v begin
-        @check ccall(_sym(:mpcf_pcfs_create), Cint,
-                     (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
-                     _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(t),
-                     pointer(v), out)
+        if linear
+            @check ccall(_sym(:mpcf_plfs_create), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(t),
+                         pointer(v), out)
+        else
+            @check ccall(_sym(:mpcf_pcfs_create), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(t),
+                         pointer(v), out)
+        end
     end
     return PcfCollection{T}(_FromHandle(), out[], length(off) - 1)
 end
 
 function PcfCollection(offsets::AbstractVector{<:Integer}, times::AbstractVector{<:Real},
-                       values::AbstractVector{<:Real})
+                       values::AbstractVector{<:Real}; type::Symbol = :constant)
     T = eltype(times) === Float32 && eltype(values) === Float32 ? Float32 : Float64
-    return PcfCollection{T}(offsets, times, values)
+    return PcfCollection{T}(offsets, times, values; type = type)
 end
 
-function PcfCollection{T}(offsets::AbstractVector{<:Integer},
-                          points::AbstractMatrix{<:Real}) where {T<:Union{Float32,Float64}}
+function PcfCollection{T}(offsets::AbstractVector{<:Integer}, points::AbstractMatrix{<:Real};
+                          type::Symbol = :constant) where {T<:Union{Float32,Float64}}
+    linear = _is_linear(type)
     size(points, 1) == 2 || throw(ArgumentError(
         "points is $(size(points, 1))×$(size(points, 2)); interleaved points are a 2×N matrix " *
         "whose column k is (t_k, v_k)"))
@@ -526,16 +574,25 @@ function PcfCollection{T}(offsets::AbstractVector{<:Integer},
     pts = points isa Matrix{T} ? points : Matrix{T}(points)
     out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
     GC.@preserve off pts begin
-        @check ccall(_sym(:mpcf_pcfs_create_interleaved), Cint,
-                     (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
-                     _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(pts), out)
+        if linear
+            @check ccall(_sym(:mpcf_plfs_create_interleaved), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(pts),
+                         out)
+        else
+            @check ccall(_sym(:mpcf_pcfs_create_interleaved), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cvoid}, Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(length(off) - 1), pointer(off), pointer(pts),
+                         out)
+        end
     end
     return PcfCollection{T}(_FromHandle(), out[], length(off) - 1)
 end
 
-function PcfCollection(offsets::AbstractVector{<:Integer}, points::AbstractMatrix{<:Real})
+function PcfCollection(offsets::AbstractVector{<:Integer}, points::AbstractMatrix{<:Real};
+                       type::Symbol = :constant)
     T = eltype(points) === Float32 ? Float32 : Float64
-    return PcfCollection{T}(offsets, points)
+    return PcfCollection{T}(offsets, points; type = type)
 end
 
 # One function given as (times, values), times => values or an m×2 matrix.
@@ -560,7 +617,8 @@ _is_float32(f::Pair{<:AbstractVector,<:AbstractVector}) =
 _is_float32(f::AbstractMatrix) = eltype(f) === Float32
 _is_float32(f) = false
 
-function PcfCollection{T}(funcs::AbstractVector) where {T<:Union{Float32,Float64}}
+function PcfCollection{T}(funcs::AbstractVector;
+                          type::Symbol = :constant) where {T<:Union{Float32,Float64}}
     offsets = Vector{UInt64}(undef, length(funcs) + 1)
     offsets[1] = 0
     total = 0
@@ -583,13 +641,30 @@ function PcfCollection{T}(funcs::AbstractVector) where {T<:Union{Float32,Float64
         copyto!(values, position, v, firstindex(v), m)
         position += m
     end
-    return PcfCollection{T}(offsets, times, values)
+    return PcfCollection{T}(offsets, times, values; type = type)
 end
 
-function PcfCollection(funcs::AbstractVector)
+function PcfCollection(funcs::AbstractVector; type::Symbol = :constant)
     T = !isempty(funcs) && all(_is_float32, funcs) ? Float32 : Float64
-    return PcfCollection{T}(funcs)
+    return PcfCollection{T}(funcs; type = type)
 end
+
+"""
+    plfs(funcs)
+    plfs(offsets, times, values)
+    plfs(offsets, points)
+    plfs(T, args...)
+
+A collection of piecewise linear functions (PLFs): `PcfCollection(args...;
+type = :linear)` (or `PcfCollection{T}`), with the same inputs, checks and
+messages. A PLF with breakpoints `(t_k, v_k)` is 0 before `t_1`, the linear
+interpolation of `v_k` and `v_{k+1}` on `[t_k, t_{k+1}]` and `v_m` after the
+last breakpoint. Every computation takes PLFs and is exact for them; a call
+given a PCF and a PLF collection raises an [`MpcfError`](@ref) naming both.
+"""
+plfs(args...) = PcfCollection(args...; type = :linear)
+plfs(::Type{T}, args...) where {T<:Union{Float32,Float64}} =
+    PcfCollection{T}(args...; type = :linear)
 
 """
     total_breakpoints(X::PcfCollection) -> Int
@@ -626,6 +701,44 @@ function Base.view(X::PcfCollection{T}, r::AbstractUnitRange{<:Integer}) where {
                  X, UInt64(lo), UInt64(hi), out)
     return PcfCollection{T}(_FromHandle(), out[], hi - lo)
 end
+
+# `components` of the matrix functions: `false` computes over the functions
+# of X; `true` over objects of X.width consecutive functions each; an integer
+# K over objects of K functions. For objects, a view of all of X is shaped
+# (n ÷ K, K) and given the component axis, so the caller's handle is never
+# changed; the returned collection's length counts objects.
+function _objects(X::PcfCollection{T}, components) where {T}
+    components === false && return X
+    K = if components === true
+        X.width
+    elseif components isa Integer
+        Int(components)
+    else
+        throw(ArgumentError("components must be true, false or a number of functions per " *
+                            "object; got $(repr(components))"))
+    end
+    K >= 1 || throw(ArgumentError("components = $K; an object needs at least one function"))
+    length(X) % K == 0 || throw(ArgumentError(
+        "components = $K does not divide the $(length(X)) functions of the collection into " *
+        "objects"))
+    n = div(length(X), K)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    @check ccall(_sym(:mpcf_pcfs_slice), Cint,
+                 (Ptr{mpcf_pcfs}, UInt64, UInt64, Ref{Ptr{mpcf_pcfs}}),
+                 X, UInt64(0), UInt64(length(X)), out)
+    V = PcfCollection{T}(_FromHandle(), out[], n, K)
+    shape = UInt64[n, K]
+    GC.@preserve V shape begin
+        @check ccall(_sym(:mpcf_pcfs_reshape), Cint, (Ptr{mpcf_pcfs}, Csize_t, Ptr{UInt64}),
+                     V, Csize_t(2), pointer(shape))
+    end
+    @check ccall(_sym(:mpcf_pcfs_set_component_axis), Cint, (Ptr{mpcf_pcfs}, Cint), V, Cint(1))
+    got = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_pcfs_components), Cint, (Ptr{mpcf_pcfs}, Ref{UInt64}), V, got)
+    got[] == K || error("internal: the component view has $(got[]) components, not $K")
+    return V
+end
+_objects(::Nothing, components) = nothing
 
 # ===========================================================================
 # Tasks: every matrix computation runs in the background while this thread
@@ -694,7 +807,7 @@ _p_value(p::Real) = Float64(p)
 
 """
     pdist(X::PcfCollection{T}; p=1, layout=:square, window=nothing, backend=:auto,
-          threads=0, options=nothing, progress=nothing)
+          threads=0, options=nothing, progress=nothing, components=false)
 
 Lp distances between all pairs of functions of `X` (`p >= 1`, `p = Inf` for
 the supremum distance), integrated over the whole line or over
@@ -711,10 +824,21 @@ thread; `options` takes an [`Options`](@ref) for the rarer settings (then
 leave `window`, `backend` and `threads` at their defaults). `progress`, if
 given, is called as `progress(done, total)` while the computation runs and
 once at the end. An interrupt while waiting cancels the computation.
+
+`components = true` computes between objects of several functions instead of
+single functions: the collection's consecutive groups of `X.width` functions
+(the `k` landscapes of each barcode for [`landscape`](@ref)), or of `K`
+functions for `components = K`. The distance of two objects is
+`(Σ_k d_p(x_k, y_k)^p)^(1/p)` (the maximum for `p = Inf`), the kernel
+`Σ_k ∫ x_k y_k`, each in one pass; results are indexed by object. The
+collection itself is not changed. [`cdist`](@ref), [`l2_kernel`](@ref),
+[`knn`](@ref) and [`kernel_matvec`](@ref) take the same keyword (both
+collections are then grouped the same way). Objects are computed on the CPU.
 """
 function pdist(X::PcfCollection{T}; p::Real = 1, layout::Symbol = :square, window = nothing,
                backend::Symbol = :auto, threads::Integer = 0, options = nothing,
-               progress = nothing) where {T}
+               progress = nothing, components = false) where {T}
+    X = _objects(X, components)
     code = _layout_code(layout, false)
     opts = _resolve_options(options, window, backend, threads)
     size_out = Ref{UInt64}(0)
@@ -742,11 +866,12 @@ L2 inner products `∫ f g` of all pairs of `X` (diagonal included): an `n×n`
 symmetric `Matrix{T}` (`layout = :square`) or a `Vector{T}` with pair
 `(i, j)`, `i >= j`, at `i(i-1)/2 + j` (`layout = :packed_lower`). With two
 collections, the `length(X)×length(Y)` matrix of `∫ X[i] Y[j]`. Keywords as
-in [`pdist`](@ref).
+in [`pdist`](@ref) (`components = true`: the kernel `Σ_k ∫ x_k y_k` of objects).
 """
 function l2_kernel(X::PcfCollection{T}; layout::Symbol = :square, window = nothing,
                    backend::Symbol = :auto, threads::Integer = 0, options = nothing,
-                   progress = nothing) where {T}
+                   progress = nothing, components = false) where {T}
+    X = _objects(X, components)
     code = _layout_code(layout, true)
     opts = _resolve_options(options, window, backend, threads)
     size_out = Ref{UInt64}(0)
@@ -766,9 +891,10 @@ end
 
 function l2_kernel(X::PcfCollection, Y::PcfCollection; window = nothing,
                    backend::Symbol = :auto, threads::Integer = 0, options = nothing,
-                   progress = nothing)
+                   progress = nothing, components = false)
     opts = _resolve_options(options, window, backend, threads)
-    return _cross(X, Y, MPCF_METRIC_L2_KERNEL, 2.0, opts, progress)
+    return _cross(_objects(X, components), _objects(Y, components), MPCF_METRIC_L2_KERNEL, 2.0,
+                  opts, progress)
 end
 
 """
@@ -777,13 +903,15 @@ end
 
 Lp distances between every function of `X` and every function of `Y`: a
 `length(X)×length(Y)` `Matrix{T}` with entry `(i, j)` = `d(X[i], Y[j])`.
-`X` and `Y` must share their element type. Keywords as in [`pdist`](@ref).
+`X` and `Y` must share their element type and function type. Keywords as in
+[`pdist`](@ref) (`components = true`: objects of `X` against objects of `Y`).
 """
 function cdist(X::PcfCollection, Y::PcfCollection; p::Real = 1, window = nothing,
                backend::Symbol = :auto, threads::Integer = 0, options = nothing,
-               progress = nothing)
+               progress = nothing, components = false)
     opts = _resolve_options(options, window, backend, threads)
-    return _cross(X, Y, MPCF_METRIC_LP_DISTANCE, _p_value(p), opts, progress)
+    return _cross(_objects(X, components), _objects(Y, components), MPCF_METRIC_LP_DISTANCE,
+                  _p_value(p), opts, progress)
 end
 
 function _cross(X::PcfCollection{T}, Y::PcfCollection, metric::Cint, pval::Float64, opts,
@@ -823,12 +951,15 @@ other functions of `X` (a function is never its own neighbour), or among the
 functions of `Y`. Row `i` of the two `length(X)×k` matrices holds the
 neighbours of `X[i]` in ascending order of distance, ties to the smaller
 index, with 1-based indices. The distance matrix is never formed. Keywords as
-in [`pdist`](@ref).
+in [`pdist`](@ref) (`components = true`: neighbours among objects, indices
+count objects).
 """
 function knn(X::PcfCollection{T}, k::Integer; Y::Union{Nothing,PcfCollection} = nothing,
              p::Real = 1, window = nothing, backend::Symbol = :auto, threads::Integer = 0,
-             options = nothing, progress = nothing) where {T}
+             options = nothing, progress = nothing, components = false) where {T}
     k >= 1 || throw(ArgumentError("k = $k; k must be at least 1"))
+    X = _objects(X, components)
+    Y = _objects(Y, components)
     opts = _resolve_options(options, window, backend, threads)
     size_out = Ref{UInt64}(0)
     @check ccall(_sym(:mpcf_knn_size), Cint, (Ptr{mpcf_pcfs}, UInt64, Ref{UInt64}),
@@ -866,13 +997,16 @@ defaults to `X`): `kernel = :l2` the inner product `∫ f g`, `:gaussian`
 `length(Y)` or a matrix with that many rows; the result is a `Vector{T}` or a
 `length(X)×size(V, 2)` `Matrix{T}`. Each entry is summed exactly after
 rounding every term to a fixed grid: the same bits for any thread or GPU
-count.
+count. `components = true` groups functions into objects as in
+[`pdist`](@ref) (`V` then has a row per object).
 """
 function kernel_matvec(X::PcfCollection{T}, V::AbstractVecOrMat;
                        Y::Union{Nothing,PcfCollection} = nothing, kernel::Symbol = :l2,
                        p = nothing, sigma::Real = 1.0, window = nothing,
                        backend::Symbol = :auto, threads::Integer = 0, options = nothing,
-                       progress = nothing) where {T}
+                       progress = nothing, components = false) where {T}
+    X = _objects(X, components)
+    Y = _objects(Y, components)
     haskey(_KERNELS, kernel) ||
         throw(ArgumentError("kernel must be :l2, :gaussian or :laplacian, not :$kernel"))
     pval = _p_value(p === nothing ? (kernel === :laplacian ? 1 : 2) : p)
@@ -910,9 +1044,9 @@ function _index(X::PcfCollection, i::Integer)
 end
 
 # A single PCF given as (times, values), times => values or an m×2 matrix.
-function _pair_collections(f, g)
+function _pair_collections(f, g, type::Symbol = :constant)
     T = _is_float32(f) && _is_float32(g) ? Float32 : Float64
-    return PcfCollection{T}([f]), PcfCollection{T}([g])
+    return PcfCollection{T}([f]; type = type), PcfCollection{T}([g]; type = type)
 end
 
 """
@@ -921,7 +1055,8 @@ end
 
 Lp distance between two functions, each given as `(times, values)`,
 `times => values` or an `m×2` matrix, or between `X[i]` and `Y[j]`. It is
-computed in the collections' element type and returned as `Float64`.
+computed in the collections' element type and returned as `Float64`. Single
+functions are PCFs unless `type = :linear` (PLFs).
 """
 function lp_distance(X::PcfCollection, i::Integer, Y::PcfCollection, j::Integer;
                      p::Real = 1, window = nothing)
@@ -936,8 +1071,8 @@ function lp_distance(X::PcfCollection, i::Integer, Y::PcfCollection, j::Integer;
     return out[]
 end
 
-function lp_distance(f, g; p::Real = 1, window = nothing)
-    F, G = _pair_collections(f, g)
+function lp_distance(f, g; p::Real = 1, window = nothing, type::Symbol = :constant)
+    F, G = _pair_collections(f, g, type)
     return lp_distance(F, 1, G, 1; p = p, window = window)
 end
 
@@ -960,8 +1095,8 @@ function l2_inner_product(X::PcfCollection, i::Integer, Y::PcfCollection, j::Int
     return out[]
 end
 
-function l2_inner_product(f, g; window = nothing)
-    F, G = _pair_collections(f, g)
+function l2_inner_product(f, g; window = nothing, type::Symbol = :constant)
+    F, G = _pair_collections(f, g, type)
     return l2_inner_product(F, 1, G, 1; window = window)
 end
 
@@ -1032,7 +1167,8 @@ function _barcodes(barcodes)
     return [_barcode(b, k) for (k, b) in enumerate(barcodes)]
 end
 
-function _from_barcodes(kind::Cint, barcodes, ::Type{T}) where {T<:Union{Float32,Float64}}
+# Barcodes in the C API's CSR form: (offsets, interleaved (birth, death) bars, n).
+function _barcode_csr(barcodes)
     bcs = _barcodes(barcodes)
     offsets = Vector{UInt64}(undef, length(bcs) + 1)
     offsets[1] = 0
@@ -1049,14 +1185,14 @@ function _from_barcodes(kind::Cint, barcodes, ::Type{T}) where {T<:Union{Float32
             position += 2
         end
     end
-    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    return offsets, bars, length(bcs)
+end
+
+# Runs `create()`, adding to a libmpcf message that names a barcode and a bar
+# that it counts them from 0.
+function _naming_bars(create)
     try
-        GC.@preserve offsets bars begin
-            @check ccall(_sym(:mpcf_pcfs_from_barcodes), Cint,
-                         (Cint, Cint, UInt64, Ptr{UInt64}, Ptr{Cdouble}, Ref{Ptr{mpcf_pcfs}}),
-                         kind, _dtype_code(T), UInt64(length(bcs)), pointer(offsets),
-                         pointer(bars), out)
-        end
+        create()
     catch err
         # libmpcf names bars from 0 ("barcode 0, bar 1"); say so.
         if err isa MpcfError && occursin("barcode ", err.msg)
@@ -1066,7 +1202,80 @@ function _from_barcodes(kind::Cint, barcodes, ::Type{T}) where {T<:Union{Float32
         end
         rethrow()
     end
-    return PcfCollection{T}(_FromHandle(), out[], length(bcs))
+    return nothing
+end
+
+function _from_barcodes(kind::Cint, barcodes, ::Type{T}) where {T<:Union{Float32,Float64}}
+    offsets, bars, n = _barcode_csr(barcodes)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    _naming_bars() do
+        GC.@preserve offsets bars begin
+            @check ccall(_sym(:mpcf_pcfs_from_barcodes), Cint,
+                         (Cint, Cint, UInt64, Ptr{UInt64}, Ptr{Cdouble}, Ref{Ptr{mpcf_pcfs}}),
+                         kind, _dtype_code(T), UInt64(n), pointer(offsets), pointer(bars), out)
+        end
+    end
+    return PcfCollection{T}(_FromHandle(), out[], n)
+end
+
+_clip_value(clip::Real) = Float64(clip)
+_clip_value(::Nothing) = Inf
+
+"""
+    landscape(barcodes, k; clip=Inf, T=Float64) -> PcfCollection{T}
+
+Persistence landscapes `λ_1 .. λ_k` of each barcode (barcodes as for
+[`betti_curve`](@ref)): a collection of `n * k` piecewise linear functions,
+`λ_j` of barcode `i` at index `(i - 1) * k + j`, where `λ_j(t)` is the `j`-th
+largest of the tents `max(0, min(t - birth, death - t))`. Breakpoints are
+exact (births, deaths, peaks and crossings, rounded once to `T`); a `λ_j`
+that is zero everywhere is the zero function `([0.0], [0.0])`. An infinite
+death is an error naming the barcode and the bar unless `clip` is finite:
+such a death is then `clip` (and a bar born at or after `clip` contributes
+nothing).
+
+The collection remembers `k`: `pdist(L; components = true)` is the matrix
+of landscape distances `(Σ_j ‖λ_j(x) - λ_j(y)‖_p^p)^(1/p)` between the
+barcodes, and likewise `cdist`, `l2_kernel`, `knn` and `kernel_matvec`.
+"""
+function landscape(barcodes, k::Integer; clip = Inf, T::Type = Float64)
+    offsets, bars, n = _barcode_csr(barcodes)
+    kk = _to_uint64(k, "k")
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    _naming_bars() do
+        GC.@preserve offsets bars begin
+            @check ccall(_sym(:mpcf_plfs_landscapes), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cdouble}, UInt64, Cdouble,
+                          Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(n), pointer(offsets), pointer(bars), kk,
+                         _clip_value(clip), out)
+        end
+    end
+    return PcfCollection{T}(_FromHandle(), out[], n * Int(kk), Int(kk))
+end
+
+"""
+    silhouette(barcodes; q=1, clip=Inf, T=Float64) -> PcfCollection{T}
+
+Power-weighted silhouettes, one piecewise linear function per barcode: the
+sum over bars of `w_j * tent_j(t)` divided by the sum of the `w_j`,
+`w_j = (death - birth)^q` (`q >= 0`). Breakpoints at the births, peaks and
+deaths; a barcode without a bar of positive length gives the zero function.
+Infinite bars and `clip` as for [`landscape`](@ref).
+"""
+function silhouette(barcodes; q::Real = 1, clip = Inf, T::Type = Float64)
+    offsets, bars, n = _barcode_csr(barcodes)
+    out = Ref{Ptr{mpcf_pcfs}}(C_NULL)
+    _naming_bars() do
+        GC.@preserve offsets bars begin
+            @check ccall(_sym(:mpcf_plfs_silhouettes), Cint,
+                         (Cint, UInt64, Ptr{UInt64}, Ptr{Cdouble}, Cdouble, Cdouble,
+                          Ref{Ptr{mpcf_pcfs}}),
+                         _dtype_code(T), UInt64(n), pointer(offsets), pointer(bars), Float64(q),
+                         _clip_value(clip), out)
+        end
+    end
+    return PcfCollection{T}(_FromHandle(), out[], n)
 end
 
 """

@@ -520,4 +520,85 @@ end
     @test_throws MpcfError pcf_save(joinpath(dir, "no", "dir.mpcf"), X)
 end
 
+@testset "piecewise linear functions (values worked out by hand)" begin
+    tent = ([0.0, 1.0, 2.0], [0.0, 1.0, 0.0])
+    X = plfs([tent, ZERO, ([0.0, 2.0], [0.0, 2.0])])
+    @test X isa PcfCollection{Float64}
+    @test function_type(X) === :linear
+    @test function_type(PcfCollection([tent])) === :constant
+    @test occursin("piecewise linear", sprint(show, X))
+    @test pdist(X)[1, 2] == 1.0                     # the area of the tent
+    @test pdist(X; p = 2)[1, 2] ≈ sqrt(2 / 3)
+    @test pdist(X; p = Inf)[1, 2] == 1.0
+    @test lp_distance(tent, ZERO; type = :linear) == 1.0
+    @test lp_distance(tent, ZERO; p = 2) == 1.0     # as PCFs: 1 on [1, 2), 0 elsewhere
+    @test l2_inner_product(tent, tent; type = :linear) ≈ 2 / 3
+    @test pcf_evaluate(X, [0.5, 1.5, 3.0]) == [0.5 0.5 0.0; 0.0 0.0 0.0; 0.5 1.5 2.0]
+    @test function_type(plfs(UInt64[0, 3], [0.0, 1.0, 2.0], [0.0, 1.0, 0.0])) === :linear
+    @test function_type(plfs(UInt64[0, 3], [0.0 1.0 2.0; 0.0 1.0 0.0])) === :linear
+    @test plfs(Float32, [tent]) isa PcfCollection{Float32}
+    @test_throws ArgumentError PcfCollection([tent]; type = :cubic)
+    err = try
+        cdist(X, PcfCollection([tent]))
+        nothing
+    catch e
+        e
+    end
+    @test err isa MpcfError
+    @test occursin("piecewise linear functions (PLFs)", err.msg)
+    @test occursin("piecewise constant functions (PCFs)", err.msg)
+end
+
+@testset "landscapes, silhouettes and objects of several functions" begin
+    # Barcode 1: (0, 2): λ1 = (0,0),(1,1),(2,0), λ2 = 0. Barcode 2: (0, 4),
+    # (1, 3): λ1 = (0,0),(2,2),(4,0), λ2 = (1,0),(2,1),(3,0).
+    barcodes = [[(0.0, 2.0)], [(0.0, 4.0), (1.0, 3.0)]]
+    L = landscape(barcodes, 2)
+    @test length(L) == 4
+    @test function_type(L) === :linear
+    @test to_list(L) == [([0.0, 1.0, 2.0], [0.0, 1.0, 0.0]), ([0.0], [0.0]),
+                         ([0.0, 2.0, 4.0], [0.0, 2.0, 0.0]), ([1.0, 2.0, 3.0], [0.0, 1.0, 0.0])]
+    # L1: |λ1 - λ1'| integrates to 4 - 1 = 3, λ2' to 1. L2: the λ1 difference
+    # squared integrates to 4, λ2' squared to 2/3.
+    @test pdist(L; components = true) == [0.0 4.0; 4.0 0.0]
+    @test pdist(L; components = true, p = 2)[1, 2] ≈ sqrt(4 + 2 / 3)
+    @test pdist(L; components = true, layout = :condensed) == [4.0]
+    @test size(pdist(L)) == (4, 4)                  # the collection itself is unchanged
+    @test pdist(L; components = 2) == pdist(L; components = true)
+    @test cdist(L, L; components = true) == [0.0 4.0; 4.0 0.0]
+    # ∫ λ1 λ1 = 2/3 and 16/3, ∫ λ2' λ2' = 2/3, ∫ λ1 λ1' = 1/3 + 1 - 1/3 = 1.
+    @test l2_kernel(L; components = true) ≈ [2/3 1.0; 1.0 6.0]
+    @test l2_kernel(L, L; components = true) ≈ [2/3 1.0; 1.0 6.0]
+    d, i = knn(L, 1; components = true)
+    @test d == reshape([4.0, 4.0], 2, 1)
+    @test i == reshape([2, 1], 2, 1)
+    @test kernel_matvec(L, [1.0, 0.0]; components = true) ≈ [2 / 3, 1.0]
+    @test_throws ArgumentError pdist(L; components = 3)
+    @test_throws ArgumentError pdist(L; components = 0)
+    # A 1-based bar index note and clip for infinite deaths.
+    err = try
+        landscape([(1.0, Inf)], 1)
+        nothing
+    catch e
+        e
+    end
+    @test err isa MpcfError && occursin("barcode 0, bar 0", err.msg)
+    @test pcf_evaluate(landscape([(1.0, Inf)], 1; clip = 3.0), [2.0, 3.0]) == [1.0 0.0]
+    @test_throws MpcfError landscape(barcodes, 0)
+    @test landscape(barcodes, 1; T = Float32) isa PcfCollection{Float32}
+    # Silhouette, q = 1, of (0, 2) and (0, 4): weights 2 and 4; at t = 1:
+    # (2 * 1 + 4 * 1) / 6 = 1; at 2: (0 + 4 * 2) / 6 = 4/3.
+    S = silhouette([(0.0, 2.0), (0.0, 4.0)])
+    @test length(S) == 1
+    @test function_type(S) === :linear
+    @test vec(pcf_evaluate(S, [1.0, 2.0])) ≈ [1.0, 4 / 3]
+    # q = 0: equal weights, (1 + 1) / 2 at 1 and (0 + 2) / 2 at 2.
+    @test vec(pcf_evaluate(silhouette([(0.0, 2.0), (0.0, 4.0)]; q = 0), [1.0, 2.0])) ≈ [1.0, 1.0]
+    # PLF files keep their type.
+    path = joinpath(mktempdir(), "landscapes.mpcf")
+    pcf_save(path, L)
+    @test function_type(pcf_load(path)) === :linear
+    @test to_list(pcf_load(path)) == to_list(L)
+end
+
 end # @testset "Mpcf"
