@@ -694,8 +694,27 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed()). None today."""
-    return {}
+    until its fix lands (then it moves to capi_fixed())."""
+    r = {}
+    # P: the mat-vec's bound B takes a PLF's norms as if it were piecewise
+    # constant: here the library's B = 19.5 (100 on a piece of width 2^-10,
+    # twice) while <f, f> = 3333.4: MPCF_ERROR_INTERNAL "a term of output
+    # (0, 0) exceeds its bound" (expected MPCF_OK, out = <f, f>).
+    spike = [(0, 0), (1, 100), (1 + 2 ** -10, 0)]
+    r["P-plf-matvec-l2-bound-pcf-norms"] = create(0, [spike], plf=True) + matvec(0, kernel="l2", r=1, V=(1,))
+    # the same in a window that cuts a steep segment (found by mutating the
+    # PLF seeds): f = (0, 0), (1, 1), (2, -14007) on [0, 1.5)
+    r["P-plf-matvec-l2-bound-window"] = create(0, [[(0, 0), (1, 1), (2, -14007)]], plf=True) + \
+        options(window=(0, 1.5)) + matvec(0, kernel="l2", r=1, V=(1,))
+    # L: a Betti-curve bar (-1e308, 1.7e308), both ends float64 numbers, is
+    # refused because its length overflows double (expected MPCF_OK: the
+    # curve 1 on [-1e308, 1.7e308)).
+    r["L-betti-bar-length-overflows-double"] = from_barcodes(0, "betti", [[(-1e308, 1.7e308)]])
+    # Q: a silhouette whose longest bar has a subnormal length: the scaling
+    # 2^-exponent overflows, "the silhouette has a value that overflows"
+    # (expected MPCF_OK: a tent of height 5e-310, float64).
+    r["Q-silhouette-subnormal-bar"] = silhouettes(0, [[(0, 1e-309)]], q=0)
+    return r
 
 
 def capi_fixed_tda():
