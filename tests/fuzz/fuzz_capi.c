@@ -3720,8 +3720,7 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET", [OPC_CONCURRENT] = "CONCURRENT",
     [OPC_KNN] = "KNN (mpcf_knn*)", [OPC_STREAM] = "STREAM (mpcf_pdist_stream*, mpcf_cdist_stream*)",
     [OPC_MATVEC] = "MATVEC (mpcf_kernel_matvec*)",
-    [OPC_TDA] = "TDA (mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints, _reduce, _combine, _serialize*, "
-                "_slice, _set_component_axis, mpcf_plfs_landscapes, _silhouettes)",
+    [OPC_TDA] = "TDA (barcodes, evaluate, read-out, reduce, combine, files, slice, component axis, landscapes)",
 };
 
 static void trace_slots(const state* st) {
