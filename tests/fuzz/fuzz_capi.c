@@ -63,6 +63,33 @@ enum {
  * fuzzing the TDA entry points and the mat-vec, fixed since.) */
 typedef enum known_defect {
   KNOWN_NONE,
+  /* P: mpcf_kernel_matvec with the L2 kernel on PLF collections forms the
+   * norms of its bound B as if the functions were piecewise constant
+   * (kernel_matvec.hpp function_norms, from api_reduce.cpp norms_of: |v_k|
+   * times the width of [t_k, t_{k+1})), not the PLF's own sup and L1 norms
+   * that mpcf.h's B names. Too small a B: a term exceeds it and the call
+   * fails with MPCF_ERROR_INTERNAL "a term of output (i, c) exceeds its
+   * bound" (e.g. f = (0, 0), (1, 100), (1 + 2^-10, 0): PCF-view B = 19.5,
+   * <f, f> = 3333); too large a B: a coarser grid, or a refusal below the
+   * range limit. Skipped: INTERNAL and the refusal are allowed, NaN outputs
+   * with them, and the error bound uses the larger of the two B.
+   * Reproducers: corpus/capi/regressions/P-*. */
+  KNOWN_P_PLF_MATVEC_BOUND_NORMS,
+  /* L: mpcf_pcfs_from_barcodes refuses a Betti-curve bar whose length
+   * death - birth overflows double ("its length death - birth overflows
+   * double precision", tda.cpp) although its ends fit the dtype: mpcf.h's
+   * list of bad bars has values that overflow the dtype only, and a Betti
+   * curve needs no length. Skipped: the refusal is allowed there.
+   * Reproducer: corpus/capi/regressions/L-*. */
+  KNOWN_L_BETTI_LENGTH_OVERFLOW,
+  /* Q: mpcf_plfs_silhouettes refuses a barcode whose longest bar is shorter
+   * than 2^-1021 (a subnormal length, e.g. the bar (0, 1e-309)) with
+   * "barcode 0: the silhouette has a value that overflows float32/float64":
+   * the tents are scaled by 2^-exponent(longest) (plf_tda.cpp silhouette()),
+   * which overflows double to inf. Every value is at most half the longest
+   * bar. Skipped: the refusal is allowed there. Reproducer:
+   * corpus/capi/regressions/Q-*. */
+  KNOWN_Q_SILHOUETTE_SUBNORMAL_BARS,
   KNOWN_COUNT
 } known_defect;
 
@@ -82,7 +109,13 @@ typedef struct slot {
   int moderate;                  /* every |t|, |v| <= 1e6 */
   size_t ndim;
   uint64_t shape[32];
+  int plf;    /* piecewise linear functions (mpcf_plfs_create*, landscapes, silhouettes) */
+  uint64_t K; /* functions per object: the last dimension with a component axis, else 1 */
+  int caxis;  /* mpcf_pcfs_set_component_axis is on (K may be 1) */
 } slot;
+
+/* Objects every computation runs over (mpcf_pcfs_set_component_axis). */
+static uint64_t objs(const slot* s) { return s->n / s->K; }
 
 typedef struct opts_model {
   mpcf_options* h;
@@ -374,7 +407,13 @@ typedef struct ref_result {
   int piece_overflow;  /* kernel, float64: a piece's |w f g| passes DBL_MAX (documented: +-inf or NaN) */
   int kernel_range;    /* kernel, float64: a product f g or a partial sum passes DBL_MAX (documented) */
   int width_sum_overflow; /* Lp: the widths where f != g add up beyond the dtype's range (documented: +inf) */
+  int approx_zero;     /* PLFs that differ as data: interpolation rounding may leave a tiny value where the
+                          exact integrand is 0 (within abs_tol) */
 } ref_result;
+
+/* Pieces one reference accumulates: K <= MAX_N pairs of at most 2 MAX_M + 2
+ * pieces each. */
+enum { MAX_PIECES = MAX_N * (2 * MAX_M + 4) };
 
 typedef struct ref_acc {
   mpcf_dtype dt;
@@ -382,8 +421,16 @@ typedef struct ref_acc {
   long double p;
   ref_result r;
   long double sum, max, unbounded; /* unbounded: integrand of an unbounded piece (0: none) */
-  long double lp_w[2 * MAX_M + 2], lp_d[2 * MAX_M + 2];
+  /* Lp: per piece its width and the signed h = f - g at its two ends (equal
+   * for a PCF piece) */
+  long double lp_w[MAX_PIECES], lp_l[MAX_PIECES], lp_r[MAX_PIECES];
   int lp_count;
+  /* PLFs: the library interpolates f and g at the other's breakpoints and at
+   * window ends, each value within a few eps of its segment's larger end
+   * value: per bounded piece that magnitude M (8 eps (|f| + |g|) of the
+   * segments), its integral, its largest value and the pieces for Lp. */
+  long double e_l1, e_max, e_w[MAX_PIECES], e_m[MAX_PIECES];
+  int e_count;
 } ref_acc;
 
 static void ref_piece(ref_acc* a, double l, double r, double f, double g, double wa, double wb) {
@@ -440,69 +487,299 @@ static void ref_piece(ref_acc* a, double l, double r, double f, double g, double
   /* Lp */
   if (d > a->max) a->max = d;
   a->lp_w[a->lp_count] = w;
-  a->lp_d[a->lp_count] = d;
+  a->lp_l[a->lp_count] = d;
+  a->lp_r[a->lp_count] = d;
   ++a->lp_count;
 }
 
-/* The value of op over the window [wa, wb) (in the dtype) for f and g. */
-static ref_result reference(mpcf_dtype dt, op_kind op, double p, const double* ft, const double* fv,
-                            uint64_t nf, const double* gt, const double* gv, uint64_t ng, double wa,
-                            double wb) {
-  ref_acc a;
-  memset(&a, 0, sizeof a);
-  a.dt = dt;
-  a.op = op;
-  a.p = (long double)in_dtype(dt, p);
+/* ---- piecewise linear functions (mpcf.h, MPCF_PIECEWISE_LINEAR) ---- */
+
+/* f(x) of a PLF exactly (long double): 0 before t_0, a jump to v_0 at t_0
+ * (right: the value from the right; else the left limit), the linear
+ * interpolation of its two neighbours between breakpoints, v_{m-1} after. */
+static long double plf_at(const double* t, const double* v, uint64_t m, double x, int right) {
+  if (x < t[0]) return 0;
+  uint64_t k = 0;
+  while (k + 1 < m && t[k + 1] <= x) ++k;
+  if (x == t[k]) return (k == 0 && !right) ? 0.0L : (long double)v[k];
+  if (k == m - 1) return v[k];
+  const long double s = ((long double)x - t[k]) / ((long double)t[k + 1] - t[k]);
+  return (long double)v[k] + ((long double)v[k + 1] - (long double)v[k]) * s;
+}
+
+/* The larger |end value| of the segment of f that starts at or before x
+ * (0 before t_0): what the interpolation's rounding is relative to. */
+static long double plf_seg_mag(const double* t, const double* v, uint64_t m, double x) {
+  if (x < t[0]) return 0;
+  uint64_t k = 0;
+  while (k + 1 < m && t[k + 1] <= x) ++k;
+  long double a = fabsl((long double)v[k]);
+  if (k + 1 < m && fabsl((long double)v[k + 1]) > a) a = fabsl((long double)v[k + 1]);
+  return a;
+}
+
+/* Gauss-Legendre nodes and weights on [0, 1] (12 points, long double),
+ * from Newton's iteration on P_12. */
+enum { GL_N = 12 };
+static long double gl_x[GL_N], gl_w[GL_N];
+static void gl_init(void) {
+  static int done = 0;
+  if (done) return;
+  for (int i = 0; i < GL_N; ++i) {
+    long double x = cosl(3.14159265358979323846264338327950288L * (i + 0.75L) / (GL_N + 0.5L)), dp = 1;
+    for (int it = 0; it < 100; ++it) {
+      long double p0 = 1, p1 = x;
+      for (int k = 2; k <= GL_N; ++k) {
+        const long double p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+        p0 = p1;
+        p1 = p2;
+      }
+      dp = GL_N * (x * p1 - p0) / (x * x - 1);
+      const long double dx = p1 / dp;
+      x -= dx;
+      if (fabsl(dx) < 1e-19L) break;
+    }
+    gl_x[i] = (1 - x) / 2;
+    gl_w[i] = 1 / ((1 - x * x) * dp * dp);
+  }
+  done = 1;
+}
+
+/* The mean of |h|^p over a piece where h goes linearly from hl to hr
+ * (|hl|, |hr| <= 1 after scaling), computed independently of the library's
+ * closed form: split at the root of h; a part from the root is
+ * B^p / (p + 1) exactly; a sign-constant part from A to B > A: for
+ * A < B / 2 the antiderivative (B^(p+1) - A^(p+1)) / ((p + 1)(B - A)) (no
+ * cancellation there), else a composite Gauss-Legendre rule (4 x 12 points)
+ * of the smooth integrand for p <= 64, and for larger p (where the mean
+ * enters the distance only as its p-th root) the antiderivative in the form
+ * B^p (1 - r^(p+1)) / ((p + 1)(1 - r)), r = A / B, 1 - r^(p+1) =
+ * -expm1((p + 1) log1p(-(1 - r))). */
+static long double lp_mean_same_sign(long double A, long double B, long double p) {
+  if (B == 0) return 0;
+  if (A == B) return powl(B, p);
+  if (A < B / 2) return (powl(B, p + 1) - powl(A, p + 1)) / ((p + 1) * (B - A));
+  if (p <= 64) {
+    gl_init();
+    long double s = 0;
+    for (int q = 0; q < 4; ++q) {
+      for (int i = 0; i < GL_N; ++i) {
+        const long double u = (q + gl_x[i]) / 4;
+        s += gl_w[i] * powl(A + (B - A) * u, p);
+      }
+    }
+    return s / 4;
+  }
+  const long double d = (B - A) / B;
+  return powl(B, p) * -expm1l((p + 1) * log1pl(-d)) / ((p + 1) * d);
+}
+
+static long double lp_piece_mean(long double hl, long double hr, long double p) {
+  const long double x = fabsl(hl), y = fabsl(hr);
+  if ((hl < 0 && hr > 0) || (hl > 0 && hr < 0)) {
+    /* root at u0 = x / (x + y): u0 x^p / (p + 1) + (1 - u0) y^p / (p + 1) */
+    return (x / (x + y)) * powl(x, p) / (p + 1) + (y / (x + y)) * powl(y, p) / (p + 1);
+  }
+  return lp_mean_same_sign(x < y ? x : y, x < y ? y : x, p);
+}
+
+/* A bounded PLF piece [l, r] (values of the dtype, l < r) with the exact
+ * one-sided values of f and g at its ends and the magnitudes of the
+ * segments they lie on, cut to the window [wa, wb) by exact linear
+ * interpolation. */
+static void ref_plf_piece(ref_acc* a, double l, double r, long double fl, long double fr, long double gl,
+                          long double gr, long double fm, long double gm, double wa, double wb) {
+  const double lo = l > wa ? l : wa;
+  const double hi = r < wb ? r : wb;
+  if (!(hi > lo)) return;
+  const long double span = (long double)r - (long double)l;
+  const long double sl = ((long double)lo - l) / span, sr = ((long double)hi - l) / span;
+  const long double fl2 = lo > l ? fl + (fr - fl) * sl : fl, gl2 = lo > l ? gl + (gr - gl) * sl : gl;
+  const long double fr2 = hi < r ? fl + (fr - fl) * sr : fr, gr2 = hi < r ? gl + (gr - gl) * sr : gr;
+  fl = fl2, gl = gl2, fr = fr2, gr = gr2;
+  const double w_dtype = a->dt == MPCF_FLOAT32 ? (double)((float)hi - (float)lo) : hi - lo;
+  if (isinf(w_dtype)) {
+    /* A piece wider than the dtype's range counts as unbounded (mpcf.h,
+     * Range); on a sloped piece the library's interpolation there is
+     * measured in halves: left to the range rule, unchecked. */
+    if (a->op == OPK_KERNEL) a->r.piece_overflow = 1;
+    else ++a->r.diff_overflow;
+    return;
+  }
+  const long double w = (long double)hi - (long double)lo;
+  const long double eps = a->dt == MPCF_FLOAT32 ? 0x1p-23L : 0x1p-52L;
+  if (a->op == OPK_KERNEL) {
+    const long double s = 2 * (fl * gl + fr * gr) + (fl * gr + fr * gl);
+    const long double big = fm * gm;
+    if (big > (long double)DBL_MAX / 8) a->r.kernel_range = 1;
+    if (a->dt == MPCF_FLOAT64 && w * big * 6 > (long double)DBL_MAX / 4) a->r.piece_overflow = 1;
+    a->sum += w * s / 6;
+    a->r.abs_sum += w * big;
+    a->r.abs_tol += 6 * w * (long double)dtype_denorm_min(a->dt) + (long double)dtype_denorm_min(a->dt);
+    return;
+  }
+  const long double hl = fl - gl, hr = fr - gr;
+  const long double A = fabsl(hl), B = fabsl(hr), mx = A > B ? A : B;
+  if (mx > (long double)dtype_max(a->dt) * (1 - 1e-7L) || fm > (long double)dtype_max(a->dt) / 4 ||
+      gm > (long double)dtype_max(a->dt) / 4) {
+    ++a->r.diff_overflow;
+  }
+  const long double M = 8 * eps * (fm + gm);
+  a->e_l1 += w * M;
+  if (M > a->e_max) a->e_max = M;
+  a->e_w[a->e_count] = w;
+  a->e_m[a->e_count] = M;
+  ++a->e_count;
+  if (mx == 0) return;
+  switch (a->op) {
+    case OPK_LINF:
+      if (mx > a->max) a->max = mx;
+      return;
+    case OPK_L1:
+      a->sum += w * lp_piece_mean(hl, hr, 1.0L);
+      a->r.abs_tol += (long double)dtype_denorm_min(a->dt);
+      return;
+    default:
+      if (mx > a->max) a->max = mx;
+      a->lp_w[a->lp_count] = w;
+      a->lp_l[a->lp_count] = hl;
+      a->lp_r[a->lp_count] = hr;
+      ++a->lp_count;
+      return;
+  }
+}
+
+static void ref_init(ref_acc* a, mpcf_dtype dt, op_kind op, double p) {
+  memset(a, 0, sizeof *a);
+  a->dt = dt;
+  a->op = op;
+  a->p = (long double)in_dtype(dt, p);
+}
+
+/* Walks one PCF pair (f, g) into the accumulator. */
+static void ref_walk_pcf(ref_acc* a, const double* ft, const double* fv, uint64_t nf, const double* gt,
+                         const double* gv, uint64_t ng, double wa, double wb) {
   uint64_t i = 0, j = 0;
   double t = ft[0] < gt[0] ? ft[0] : gt[0];
   double f = 0, g = 0;
   for (;;) {
     if (i >= nf && j >= ng) {
-      ref_piece(&a, t, INFINITY, f, g, wa, wb);
+      ref_piece(a, t, INFINITY, f, g, wa, wb);
       break;
     }
     const double tf = i < nf ? ft[i] : INFINITY;
     const double tg = j < ng ? gt[j] : INFINITY;
     const double tn = tf < tg ? tf : tg;
-    ref_piece(&a, t, tn, f, g, wa, wb);
+    ref_piece(a, t, tn, f, g, wa, wb);
     if (tf == tn) f = fv[i++];
     if (tg == tn) g = gv[j++];
     t = tn;
   }
-  ref_result* r = &a.r;
+}
+
+/* Walks one PLF pair: the merged breakpoints, on each piece between them f
+ * and g linear (ref_plf_piece), then the constant tails (a PCF piece). */
+static void ref_walk_plf(ref_acc* a, const double* ft, const double* fv, uint64_t nf, const double* gt,
+                         const double* gv, uint64_t ng, double wa, double wb) {
+  double T[2 * MAX_M + 2];
+  uint64_t nt = 0, i = 0, j = 0;
+  while (i < nf || j < ng) {
+    const double tf = i < nf ? ft[i] : INFINITY, tg = j < ng ? gt[j] : INFINITY;
+    const double tn = tf < tg ? tf : tg;
+    T[nt++] = tn;
+    if (tf == tn) ++i;
+    if (tg == tn) ++j;
+  }
+  for (uint64_t k = 0; k + 1 < nt; ++k) {
+    const double l = T[k], r = T[k + 1];
+    ref_plf_piece(a, l, r, plf_at(ft, fv, nf, l, 1), plf_at(ft, fv, nf, r, 0), plf_at(gt, gv, ng, l, 1),
+                  plf_at(gt, gv, ng, r, 0), plf_seg_mag(ft, fv, nf, l), plf_seg_mag(gt, gv, ng, l), wa, wb);
+  }
+  ref_piece(a, T[nt - 1], INFINITY, fv[nf - 1], gv[ng - 1], wa, wb);
+}
+
+static ref_result ref_finish(ref_acc* ap) {
+  ref_acc a_copy;
+  (void)a_copy;
+  ref_acc* a = ap;
+  ref_result* r = &a->r;
+  const mpcf_dtype dt = a->dt;
+  const op_kind op = a->op;
   /* The result's own rounding to the dtype: absolute in the subnormal range. */
   r->abs_tol += 4 * (long double)dtype_denorm_min(dt);
   switch (op) {
     case OPK_KERNEL:
       if (r->abs_sum > (long double)DBL_MAX / 4) r->kernel_range = 1;
       if (r->piece_overflow || dt == MPCF_FLOAT32) r->kernel_range = 0;
-      r->value = a.unbounded != 0 ? (a.unbounded > 0 ? INFINITY : -INFINITY) : a.sum;
+      r->value = a->unbounded != 0 ? (a->unbounded > 0 ? INFINITY : -INFINITY) : a->sum;
       break;
     case OPK_L1:
-      r->value = a.unbounded != 0 ? INFINITY : a.sum;
+      r->value = a->unbounded != 0 ? INFINITY : a->sum;
+      r->abs_tol += a->e_l1;
       break;
     case OPK_LINF:
-      r->value = a.max;
+      r->value = a->max;
+      r->abs_tol += a->e_max;
       break;
     case OPK_LP: {
-      if (a.unbounded != 0) {
+      if (a->e_count > 0 && a->e_max > 0) {
+        long double s = 0;
+        for (int k = 0; k < a->e_count; ++k) s += a->e_w[k] * powl(a->e_m[k] / a->e_max, a->p);
+        r->abs_tol += a->e_max * powl(s, 1.0L / a->p);
+      }
+      if (a->unbounded != 0) {
         r->value = INFINITY;
         break;
       }
-      if (a.max == 0) {
+      if (a->max == 0) {
         r->value = 0;
         break;
       }
       long double s = 0;
-      for (int k = 0; k < a.lp_count; ++k) s += a.lp_w[k] * powl(a.lp_d[k] / a.max, a.p);
+      for (int k = 0; k < a->lp_count; ++k) {
+        s += a->lp_w[k] * lp_piece_mean(a->lp_l[k] / a->max, a->lp_r[k] / a->max, a->p);
+      }
       /* Pieces whose widths add up beyond the dtype's range: +inf
        * (mpcf.h), or the value where the sum is near the limit. */
       if (s > (long double)dtype_max(dt) / 4) r->width_sum_overflow = 1;
-      r->value = a.max * powl(s, 1.0L / a.p);
+      r->value = a->max * powl(s, 1.0L / a->p);
       break;
     }
   }
   return *r;
+}
+
+static const double* fn_t(const slot* s, uint64_t i);
+static const double* fn_v(const slot* s, uint64_t i);
+static uint64_t fn_m(const slot* s, uint64_t i);
+
+/* The value of op over the window [wa, wb) (in the dtype) between object i
+ * of x and object j of y (y NULL: the zero object, for the norms): the
+ * components' pairs walked into one accumulator, by the walk of the slots'
+ * kind (mpcf.h: d = (sum_k d_k^p)^(1/p), the sum for p = 1, the max for
+ * p = inf, the kernel sum_k <x_k, y_k>). */
+static ref_result obj_reference(op_kind op, double p, const slot* x, uint64_t i, const slot* y, uint64_t j,
+                                double wa, double wb) {
+  static ref_acc a; /* static: large */
+  ref_init(&a, x->dtype, op, p);
+  int identical = 1;
+  for (uint64_t k = 0; k < x->K; ++k) {
+    const uint64_t fi = i * x->K + k;
+    const double zero_v = 0.0;
+    const double* gt = y ? fn_t(y, j * x->K + k) : fn_t(x, fi);
+    const double* gv = y ? fn_v(y, j * x->K + k) : &zero_v;
+    const uint64_t ng = y ? fn_m(y, j * x->K + k) : 1;
+    const uint64_t nf = fn_m(x, fi);
+    identical &= nf == ng && memcmp(fn_t(x, fi), gt, nf * sizeof(double)) == 0 &&
+                 memcmp(fn_v(x, fi), gv, nf * sizeof(double)) == 0;
+    if (x->plf) {
+      ref_walk_plf(&a, fn_t(x, fi), fn_v(x, fi), nf, gt, gv, ng, wa, wb);
+    } else {
+      ref_walk_pcf(&a, fn_t(x, fi), fn_v(x, fi), nf, gt, gv, ng, wa, wb);
+    }
+  }
+  a.r.approx_zero = x->plf && !identical;
+  return ref_finish(&a);
 }
 
 /* Checks one computed value x (in the dtype, widened to double) of op on
@@ -541,6 +818,11 @@ static void check_pair_value(const pair_ctx* c, double x, const ref_result* ref)
   const long double v = ref->value;
   const long double maxv = (long double)dtype_max(c->dt);
   const long double tol = c->dt == MPCF_FLOAT32 ? 2e-4L : 1e-10L;
+  if (distance && v == 0 && ref->approx_zero) {
+    FZ_CHECK(x <= ref->abs_tol, "%s: %.17g, but the integrand is exactly 0 on the whole window (allowed: the "
+             "interpolation's rounding, %.3Lg)", what, x, ref->abs_tol);
+    return;
+  }
   if (distance && v == 0) {
     FZ_CHECK(x == 0, "%s: %.17g, but the integrand is exactly 0 on the whole window (d(f, f) = 0)", what, x);
     return;
@@ -590,6 +872,19 @@ static void check_slot_queries(const slot* s) {
   FZ_CHECK(memcmp(shape, s->shape, s->ndim * sizeof(uint64_t)) == 0, "mpcf_pcfs_shape: wrong dimensions");
   FZ_CHECK(is_canary(shape + s->ndim, (33 - s->ndim) * sizeof(uint64_t)),
            "mpcf_pcfs_shape wrote beyond ndim = %zu", s->ndim);
+  mpcf_function_type ft = (mpcf_function_type)7;
+  check_status("mpcf_pcfs_function_type", mpcf_pcfs_function_type(s->h, &ft), ST(MPCF_OK));
+  FZ_CHECK(ft == (s->plf ? MPCF_PIECEWISE_LINEAR : MPCF_PIECEWISE_CONSTANT), "mpcf_pcfs_function_type: %d, expected %s",
+           (int)ft, s->plf ? "MPCF_PIECEWISE_LINEAR" : "MPCF_PIECEWISE_CONSTANT");
+  u = 777;
+  check_status("mpcf_pcfs_components", mpcf_pcfs_components(s->h, &u), ST(MPCF_OK));
+  FZ_CHECK(u == s->K, "mpcf_pcfs_components: %llu, expected %llu", (unsigned long long)u, (unsigned long long)s->K);
+  ft = (mpcf_function_type)7;
+  check_status("mpcf_pcfs_function_type", mpcf_pcfs_function_type(s->h, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_pcfs_function_type", mpcf_pcfs_function_type(NULL, &ft), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_pcfs_components", mpcf_pcfs_components(s->h, NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_pcfs_components", mpcf_pcfs_components(NULL, &u), ST(MPCF_ERROR_INVALID_ARGUMENT));
+  FZ_CHECK(ft == (mpcf_function_type)7 && u == s->K, "a failed function type / components query wrote its output");
 }
 
 /* A new handle for the slot's data (after its handle was destroyed). */
@@ -598,17 +893,20 @@ static void slot_recreate(slot* s) {
   float t32[MAX_PTS], v32[MAX_PTS];
   for (uint64_t k = 0; k < total; ++k) t32[k] = (float)s->t[k], v32[k] = (float)s->v[k];
   mpcf_pcfs* h = NULL;
-  const mpcf_status st = s->dtype == MPCF_FLOAT32 ? mpcf_pcfs_create(MPCF_FLOAT32, s->n, s->off, t32, v32, &h)
-                                                  : mpcf_pcfs_create(MPCF_FLOAT64, s->n, s->off, s->t, s->v, &h);
-  check_status("mpcf_pcfs_create", st, ST(MPCF_OK));
+  mpcf_status (*make)(mpcf_dtype, uint64_t, const uint64_t*, const void*, const void*, mpcf_pcfs**) =
+      s->plf ? mpcf_plfs_create : mpcf_pcfs_create;
+  const mpcf_status st = s->dtype == MPCF_FLOAT32 ? make(MPCF_FLOAT32, s->n, s->off, t32, v32, &h)
+                                                  : make(MPCF_FLOAT64, s->n, s->off, s->t, s->v, &h);
+  check_status(s->plf ? "mpcf_plfs_create" : "mpcf_pcfs_create", st, ST(MPCF_OK));
   s->h = h;
-  s->ndim = 1;
-  s->shape[0] = s->n;
+  /* the same shape and component axis as the handle it replaces */
+  check_status("mpcf_pcfs_reshape", mpcf_pcfs_reshape(h, s->ndim, s->shape), ST(MPCF_OK));
+  if (s->caxis) check_status("mpcf_pcfs_set_component_axis", mpcf_pcfs_set_component_axis(h, 1), ST(MPCF_OK));
 }
 
 /* opcode 0: CREATE slot dtype n flags [mutation bytes] functions...
  * flags: 1 interleaved, 2 a NULL pointer, 4 bad offsets, 8 bad data,
- * 16 function i repeats function i-1. Each function: m (1..16), then the
+ * 16 function i repeats function i-1, 32 PLFs (mpcf_plfs_create*). Each function: m (1..16), then the
  * first time (value code), then per further breakpoint a gap code, then the
  * m values (value codes). */
 static void op_create(fz_reader* r, state* st) {
@@ -620,6 +918,7 @@ static void op_create(fz_reader* r, state* st) {
   const uint64_t n = fz_u8(r) % (MAX_N + 1);
   const unsigned flags = fz_u8(r);
   const int interleaved = flags & 1;
+  const int plf = (flags & 32) != 0;
   const unsigned null_what = (flags & 2) ? fz_u8(r) % 5 : 99;
   const unsigned off_kind = (flags & 4) ? fz_u8(r) % 3 : 99;
   const unsigned off_arg = (flags & 4) ? fz_u8(r) : 0;
@@ -763,19 +1062,22 @@ static void op_create(fz_reader* r, state* st) {
   const void* tp = null_times ? NULL : times;
   const void* vp = null_values ? NULL : values;
   const uint64_t* op = null_offsets ? NULL : off_passed;
+  const char* call = plf ? (interleaved ? "mpcf_plfs_create_interleaved" : "mpcf_plfs_create")
+                         : (interleaved ? "mpcf_pcfs_create_interleaved" : "mpcf_pcfs_create");
   if (interleaved) {
-    s_ = mpcf_pcfs_create_interleaved((mpcf_dtype)dtype_raw, n, op, tp, null_out ? NULL : &out);
+    s_ = (plf ? mpcf_plfs_create_interleaved : mpcf_pcfs_create_interleaved)((mpcf_dtype)dtype_raw, n, op, tp,
+                                                                            null_out ? NULL : &out);
   } else {
-    s_ = mpcf_pcfs_create((mpcf_dtype)dtype_raw, n, op, tp, vp, null_out ? NULL : &out);
+    s_ = (plf ? mpcf_plfs_create : mpcf_pcfs_create)((mpcf_dtype)dtype_raw, n, op, tp, vp, null_out ? NULL : &out);
   }
-  check_status(interleaved ? "mpcf_pcfs_create_interleaved" : "mpcf_pcfs_create", s_, allowed_of(e));
+  check_status(call, s_, allowed_of(e));
   free(times);
   free(values);
   if (s_ != MPCF_OK) {
-    FZ_CHECK(out == sentinel, "mpcf_pcfs_create failed and still wrote *out");
+    FZ_CHECK(out == sentinel, "%s failed and still wrote *out", call);
     return;
   }
-  FZ_CHECK(out != NULL && out != sentinel, "mpcf_pcfs_create succeeded without a handle");
+  FZ_CHECK(out != NULL && out != sentinel, "%s succeeded without a handle", call);
   mpcf_pcfs_destroy(s->h);
   s->h = out;
   s->dtype = dt;
@@ -787,6 +1089,9 @@ static void op_create(fz_reader* r, state* st) {
   for (uint64_t k = 0; k < total; ++k) s->moderate &= fabs(t[k]) <= 1e6 && fabs(v[k]) <= 1e6;
   s->ndim = 1;
   s->shape[0] = n;
+  s->plf = plf;
+  s->K = 1;
+  s->caxis = 0;
   check_slot_queries(s);
 }
 
@@ -840,6 +1145,8 @@ static void op_reshape(fz_reader* r, state* st) {
   if (s_ == MPCF_OK) {
     s->ndim = ndim;
     memcpy(s->shape, shape, ndim * sizeof(uint64_t));
+    s->K = 1; /* mpcf.h: reshape gives a collection without a component axis */
+    s->caxis = 0;
   }
   check_slot_queries(s); /* a failed reshape left the shape as it was */
   /* mpcf_pcfs_shape with too small a buffer */
@@ -986,8 +1293,7 @@ static double pair_value(const slot* x, uint64_t i, const slot* y, uint64_t j, o
            use_opts ? o->a : -INFINITY, use_opts ? o->b : INFINITY);
   const pair_ctx c = make_ctx(what, x, y, op, p, o, use_opts);
   FZ_CHECK(d == in_dtype(x->dtype, d) || isnan(d), "%s: %.17g is not a value of the dtype", what, d);
-  const ref_result ref = reference(x->dtype, op, p, fn_t(x, i), fn_v(x, i), fn_m(x, i), fn_t(y, j),
-                                   fn_v(y, j), fn_m(y, j), c.wa, c.wb);
+  const ref_result ref = obj_reference(op, p, x, i, y, j, c.wa, c.wb);
   check_pair_value(&c, d, &ref);
   return d;
 }
@@ -996,6 +1302,43 @@ static int window_empty_in(const opts_model* o, int use_opts, mpcf_dtype dt) {
   double a, b;
   window_in(o, use_opts, dt, &a, &b);
   return !(a < b);
+}
+
+/* Two collections in one call (mpcf.h): the same kind of functions (else
+ * MPCF_ERROR_INVALID_ARGUMENT naming both kinds) and the same component
+ * axis (both or neither, the same K). Returns 1 when only the kinds differ
+ * (the message is then checked), 2 for the axis, 0 when they match. */
+static int pair_kind_errors(expect* e, const slot* x, const slot* y) {
+  if (x == NULL || y == NULL) return 0;
+  int r = 0;
+  if (x->plf != y->plf) e->errors |= ST(MPCF_ERROR_INVALID_ARGUMENT), r = 1;
+  if (x->caxis != y->caxis || x->K != y->K) e->errors |= ST(MPCF_ERROR_INVALID_ARGUMENT), r = r ? 3 : 2;
+  return r;
+}
+
+/* PLFs and objects of several functions are computed on the CPU only:
+ * backend CUDA is refused with MPCF_ERROR_INVALID_ARGUMENT ("... on the CPU
+ * backend only"), not MPCF_ERROR_CUDA_UNAVAILABLE. With no work either may
+ * come. Returns 1 when it applies. */
+static int cpu_only_errors(expect* e, const state* st, int use_opts, const slot* x, int work) {
+  if (x == NULL || !use_opts || st->o.backend != MPCF_BACKEND_CUDA) return 0;
+  if (!x->plf && x->K <= 1) return 0;
+  if (work) {
+    e->errors &= ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+    e->also &= ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+    e->errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  } else {
+    e->also |= ST(MPCF_ERROR_INVALID_ARGUMENT) | ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+  }
+  return 1;
+}
+
+/* After a call that failed only for mixing kinds: the message names both. */
+static void check_kind_message(const char* call, mpcf_status s, int kinds) {
+  if (kinds != 1 || s != MPCF_ERROR_INVALID_ARGUMENT) return;
+  const char* m = mpcf_last_error_message();
+  FZ_CHECK(strstr(m, "piecewise linear") != NULL && strstr(m, "piecewise constant") != NULL,
+           "%s refused a PCF and a PLF collection without naming both kinds: '%s'", call, m);
 }
 
 /* opcode 4: LP_DISTANCE x i y j p flags (1 NULL options, 2 NULL out, 4 kernel) */
@@ -1010,10 +1353,14 @@ static void op_pair(fz_reader* r, state* st) {
   expect e = {0, 0};
   if (!x || !y || null_out) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
-  if ((x && i >= x->n) || (y && j >= y->n)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if ((x && i >= objs(x)) || (y && j >= objs(y))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+
   if (!kernel && (isnan(p) || p < 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x && window_empty_in(&st->o, use_opts, x->dtype)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (y && window_empty_in(&st->o, use_opts, y->dtype)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  expect ek = {0, 0};
+  const int kinds = pair_kind_errors(&ek, x, y) == 1 && e.errors == 0;
+  e.errors |= ek.errors;
   double d = -12345.0;
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_status s;
@@ -1023,6 +1370,7 @@ static void op_pair(fz_reader* r, state* st) {
     s = mpcf_lp_distance(x ? x->h : NULL, i, y ? y->h : NULL, j, p, oh, null_out ? NULL : &d);
   }
   check_status(kernel ? "mpcf_l2_inner_product" : "mpcf_lp_distance", s, allowed_of(e));
+  check_kind_message(kernel ? "mpcf_l2_inner_product" : "mpcf_lp_distance", s, kinds);
   if (s != MPCF_OK) {
     FZ_CHECK(d == -12345.0, "a failed single-pair call wrote *out");
     return;
@@ -1058,7 +1406,7 @@ static op_kind mat_op(const mat_call* c) {
 static uint64_t mat_needed(const mat_call* c, int* layout_ok) {
   *layout_ok = 1;
   if (!c->x) return 0;
-  const uint64_t n = c->x->n;
+  const uint64_t n = objs(c->x);
   switch (c->kind) {
     case MAT_PDIST:
       if (c->layout == MPCF_LAYOUT_DENSE) return n * n;
@@ -1072,18 +1420,18 @@ static uint64_t mat_needed(const mat_call* c, int* layout_ok) {
       return 0;
     case MAT_CDIST:
       if (c->metric != MPCF_METRIC_LP_DISTANCE && c->metric != MPCF_METRIC_L2_KERNEL) *layout_ok = 0;
-      return c->y ? n * c->y->n : 0;
+      return c->y ? n * objs(c->y) : 0;
   }
   return 0;
 }
 
 /* Pairs the computation covers (the progress total). */
 static uint64_t mat_pairs(const mat_call* c) {
-  const uint64_t n = c->x->n;
+  const uint64_t n = objs(c->x);
   switch (c->kind) {
     case MAT_PDIST: return n * (n - (n > 0)) / 2;
     case MAT_KERNEL: return n * (n + 1) / 2;
-    case MAT_CDIST: return n * c->y->n;
+    case MAT_CDIST: return n * objs(c->y);
   }
   return 0;
 }
@@ -1091,10 +1439,10 @@ static uint64_t mat_pairs(const mat_call* c) {
 /* Element k of the result: the pair (i, j) it holds; 0 for the zero
  * diagonal of a dense distance matrix. */
 static int mat_element(const mat_call* c, uint64_t k, uint64_t* i, uint64_t* j) {
-  const uint64_t n = c->x->n;
+  const uint64_t n = objs(c->x);
   if (c->kind == MAT_CDIST) {
-    *i = k / c->y->n;
-    *j = k % c->y->n;
+    *i = k / objs(c->y);
+    *j = k % objs(c->y);
     return 1;
   }
   if (c->layout == MPCF_LAYOUT_DENSE) {
@@ -1165,7 +1513,7 @@ static void check_mat_result(const mat_call* c, const void* buf, uint64_t needed
   }
   /* d(f, f) = 0 for every function of a distance matrix. */
   if (op != OPK_KERNEL && c->kind == MAT_PDIST) {
-    for (uint64_t i = 0; i < x->n; ++i) (void)pair_value(x, i, x, i, op, c->p, o, c->use_opts);
+    for (uint64_t i = 0; i < objs(x); ++i) (void)pair_value(x, i, x, i, op, c->p, o, c->use_opts);
   }
 }
 
@@ -1263,6 +1611,7 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   if (distance && (isnan(c->p) || c->p < 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (c->kind == MAT_CDIST && c->x && c->y && c->x->dtype != c->y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
   const int args_known = c->x && (c->kind != MAT_CDIST || c->y) && layout_ok;
+  int cpu_only = 0, kinds = 0;
   if (args_known) {
     if (cap < needed) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
     if (null_out && needed > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
@@ -1281,6 +1630,15 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
     }
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  /* the messages are checked when these are the only reasons */
+  const unsigned other_errors = e.errors & ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+  if (c->kind == MAT_CDIST) {
+    kinds = pair_kind_errors(&e, c->x, c->y) == 1 && other_errors == 0 && e.errors == ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+  if (args_known) {
+    cpu_only = cpu_only_errors(&e, st, c->use_opts, c->x, mat_pairs(c) > 0) && other_errors == 0 && !kinds &&
+               e.errors == ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
   const mpcf_options* oh = c->use_opts ? o->h : NULL;
   char call[64];
   snprintf(call, sizeof call, "%s%s", mat_name(c), mode == EXEC_SYNC ? "" : "_start");
@@ -1298,6 +1656,12 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   const int deferred_cuda = mode != EXEC_SYNC && e.errors == ST(MPCF_ERROR_CUDA_UNAVAILABLE);
   if (deferred_cuda) allowed |= ST(MPCF_OK);
   check_status(call, s, allowed);
+  check_kind_message(call, s, kinds);
+  if (cpu_only && s == MPCF_ERROR_INVALID_ARGUMENT) {
+    FZ_CHECK(strstr(mpcf_last_error_message(), "CPU backend only") != NULL,
+             "%s refused backend CUDA for %s without saying 'CPU backend only': '%s'", call,
+             c->x->plf ? "PLFs" : "objects", mpcf_last_error_message());
+  }
   if (s != MPCF_OK) {
     FZ_CHECK(is_canary(buf, cap * esz), "%s failed with %s and still wrote the output buffer", call,
              mpcf_status_name(s));
@@ -1430,7 +1794,7 @@ static void op_norm(fz_reader* r, state* st) {
   const double p = p_code(r);
   const int use_opts = !(fz_u8(r) & 1);
   const unsigned cap_mode = fz_u8(r) % 5;
-  const uint64_t needed = x ? x->n : 0;
+  const uint64_t needed = x ? objs(x) : 0;
   uint64_t cap = needed;
   int null_out = 0;
   if (cap_mode == 1) cap = needed + 2;
@@ -1461,13 +1825,11 @@ static void op_norm(fz_reader* r, state* st) {
            "mpcf_lp_norm wrote beyond its %llu elements", (unsigned long long)needed);
   const op_kind op = distance_kind(p);
   for (uint64_t i = 0; i < needed; ++i) {
-    const double zero_t = fn_t(x, i)[0], zero_v = 0.0;
     char what[128];
     snprintf(what, sizeof what, "lp_norm(X[%llu]) %s, p = %.17g", (unsigned long long)i,
              dt == MPCF_FLOAT32 ? "float32" : "float64", p);
     pair_ctx c = make_ctx(what, x, x, op, p, &st->o, use_opts);
-    const ref_result ref =
-        reference(dt, op, p, fn_t(x, i), fn_v(x, i), fn_m(x, i), &zero_t, &zero_v, 1, c.wa, c.wb);
+    const ref_result ref = obj_reference(op, p, x, i, NULL, 0, c.wa, c.wb);
     check_pair_value(&c, element_of(buf, dt, i), &ref);
   }
   free(buf);
@@ -1510,15 +1872,17 @@ static void op_queries(fz_reader* r, state* st) {
     u = UINT64_C(0xA5A5A5A5A5A5A5A5);
     s = mpcf_cdist_size(xh, y ? y->h : NULL, null_out ? NULL : &u);
     /* The size needs no common dtype: the header does not ask for one. */
+    expect ek = {0, 0};
+    const int mixed = pair_kind_errors(&ek, x, y);
     check_status("mpcf_cdist_size", s,
-                 (!x || !y || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT)
-                                        : ST(MPCF_OK) | ST(MPCF_ERROR_DTYPE_MISMATCH));
-    FZ_CHECK(s != MPCF_OK || u == x->n * y->n, "mpcf_cdist_size: %llu, expected %llu", (unsigned long long)u,
-             (unsigned long long)(x->n * y->n));
+                 (!x || !y || null_out || mixed) ? ST(MPCF_ERROR_INVALID_ARGUMENT)
+                                                 : ST(MPCF_OK) | ST(MPCF_ERROR_DTYPE_MISMATCH));
+    FZ_CHECK(s != MPCF_OK || u == objs(x) * objs(y), "mpcf_cdist_size: %llu, expected %llu", (unsigned long long)u,
+             (unsigned long long)(objs(x) * objs(y)));
   }
   /* The reductions' size queries (k = 3, r = 2). */
   {
-    const uint64_t n = x ? x->n : 0;
+    const uint64_t n = x ? objs(x) : 0;
     u = UINT64_C(0xA5A5A5A5A5A5A5A5);
     s = mpcf_knn_size(xh, 3, null_out ? NULL : &u);
     check_status("mpcf_knn_size", s, (!x || null_out) ? ST(MPCF_ERROR_INVALID_ARGUMENT) : ST(MPCF_OK));
@@ -1575,7 +1939,7 @@ static void op_concurrent(fz_reader* r, state* st) {
   slot* x = slot_or_null(r, st);
   double p = p_code(r);
   const opts_model* o = &st->o;
-  if (x == NULL || x->n == 0) return;
+  if (x == NULL || objs(x) == 0) return;
   if (isnan(p) || p < 1) p = 1.0;
   if (window_empty_in(o, 1, x->dtype) || (o->backend == MPCF_BACKEND_CUDA && !st->has_devices)) return;
   mat_call calls[3] = {{MAT_PDIST, x, NULL, p, MPCF_LAYOUT_DENSE, 0, 1},
@@ -1591,7 +1955,7 @@ static void op_concurrent(fz_reader* r, state* st) {
     bufs[k] = canary_buffer(needed[k] * esz);
     check_status("a concurrent *_start", mat_call_start(&calls[k], bufs[k], needed[k], o->h, &tasks[k]), ST(MPCF_OK));
   }
-  for (uint64_t i = 0; i < x->n; ++i) (void)pair_value(x, i, x, (i + 1) % x->n, distance_kind(p), p, o, 1);
+  for (uint64_t i = 0; i < objs(x); ++i) (void)pair_value(x, i, x, (i + 1) % objs(x), distance_kind(p), p, o, 1);
   for (int k = 0; k < 3; ++k) {
     check_status("mpcf_task_wait", mpcf_task_wait(tasks[k], -1.0), ST(MPCF_OK));
     mpcf_task_destroy(tasks[k]);
@@ -1691,8 +2055,8 @@ static void op_knn(fz_reader* r, state* st) {
   const unsigned cap_mode = fz_u8(r) % 6;
   const exec_mode mode = reduce_mode(r);
   const opts_model* o = &st->o;
-  const uint64_t nx = x ? x->n : 0;
-  const uint64_t candidates = y ? y->n : (nx > 0 ? nx - 1 : 0);
+  const uint64_t nx = x ? objs(x) : 0;
+  const uint64_t candidates = y ? objs(y) : (nx > 0 ? nx - 1 : 0);
   const int k_ok = k >= 1 && k <= candidates;
   const uint64_t need = k_ok ? nx * k : 0;
   uint64_t cap = need;
@@ -1712,12 +2076,14 @@ static void op_knn(fz_reader* r, state* st) {
   expect e = {0, 0};
   if (!x || isnan(p) || p < 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  pair_kind_errors(&e, x, y);
   if (x && !k_ok) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x && k_ok) {
     if (cap < need) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
     if ((null_d || null_i) && need > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
     backend_window_errors(&e, st, use_opts, dt, need > 0);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, need > 0);
+    cpu_only_errors(&e, st, use_opts, x, need > 0);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? o->h : NULL;
@@ -1760,7 +2126,7 @@ static void op_knn(fz_reader* r, state* st) {
   for (uint64_t i = 0; i < nx; ++i) {
     knn_entry all[MAX_N];
     uint64_t m = 0;
-    for (uint64_t j = 0; j < ys->n; ++j) {
+    for (uint64_t j = 0; j < objs(ys); ++j) {
       if (!y && j == i) continue;
       all[m].d = pair_value(x, i, ys, j, distance_kind(p), p, o, use_opts);
       all[m].j = (int64_t)j;
@@ -1882,18 +2248,20 @@ static void op_stream(fz_reader* r, state* st) {
   L.own = (how >> 5) & 1;
   L.pdist = pdist;
   L.dtype = x ? x->dtype : MPCF_FLOAT64;
-  L.nrows = x ? x->n : 0;
-  L.ncols = pdist ? L.nrows : y->n;
+  L.nrows = x ? objs(x) : 0;
+  L.ncols = pdist ? L.nrows : objs(y);
   expect e = {0, 0};
   if (!x || null_cb || (distance && (isnan(p) || p < 1))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (!pdist && metric != MPCF_METRIC_LP_DISTANCE && metric != MPCF_METRIC_L2_KERNEL) {
     e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   }
   if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  pair_kind_errors(&e, x, y);
   if (x) {
     const int work = L.nrows * L.ncols > 0;
     backend_window_errors(&e, st, use_opts, x->dtype, work);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
+    cpu_only_errors(&e, st, use_opts, x, work);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
@@ -1946,18 +2314,45 @@ static void op_stream(fz_reader* r, state* st) {
 
 /* The norms of mpcf.h's bound B for function i of s over the window [a, b)
  * (double, widths in double, as the header states them): L-infinity over
- * the pieces of positive width in the window, and L1 over the bounded ones. */
-static void fn_norms(const slot* s, uint64_t i, double a, double b, long double* linf, long double* l1b) {
+ * the pieces of positive width in the window, and L1 over the bounded ones.
+ * A PLF's norms are its own (the largest |f| at the ends of its pieces in
+ * the window, the integral of |f| over its bounded pieces), in long double. */
+static int g_pcf_view; /* known defect P: the library's norms of a PLF (as if piecewise constant) */
+static void fn_norms1(const slot* s, uint64_t i, double a, double b, long double* linf, long double* l1b) {
   *linf = 0;
   *l1b = 0;
   const uint64_t m = fn_m(s, i);
+  const double* t = fn_t(s, i);
+  const double* vv = fn_v(s, i);
   for (uint64_t k = 0; k < m; ++k) {
-    const double l = fmax(fn_t(s, i)[k], a);
-    const double r = fmin(k + 1 < m ? fn_t(s, i)[k + 1] : INFINITY, b);
-    const double v = fabs(fn_v(s, i)[k]);
-    if (!(r > l) || v == 0) continue;
+    const double l = fmax(t[k], a);
+    const double r = fmin(k + 1 < m ? t[k + 1] : INFINITY, b);
+    if (!(r > l)) continue;
+    if (s->plf && !g_pcf_view && k + 1 < m) {
+      const long double fl = plf_at(t, vv, m, l, 1), fr = plf_at(t, vv, m, r, 0);
+      const long double mx = fmaxl(fabsl(fl), fabsl(fr));
+      if (mx == 0) continue;
+      *l1b += ((long double)r - (long double)l) * lp_piece_mean(fl, fr, 1.0L);
+      if (mx > *linf) *linf = mx;
+      continue;
+    }
+    const double v = fabs(vv[k]);
+    if (v == 0) continue;
     if (r < INFINITY) *l1b += (long double)(r - l) * v; /* r - l in double: may be inf */
     if (v > *linf) *linf = v;
+  }
+}
+
+/* Of object o (mpcf.h's norms of an object: the largest sup norm and the
+ * sum of the L1 norms of its components). */
+static void fn_norms(const slot* s, uint64_t o, double a, double b, long double* linf, long double* l1b) {
+  *linf = 0;
+  *l1b = 0;
+  for (uint64_t k = 0; k < s->K; ++k) {
+    long double x, y;
+    fn_norms1(s, o * s->K + k, a, b, &x, &y);
+    if (x > *linf) *linf = x;
+    *l1b += y;
   }
 }
 
@@ -1967,7 +2362,7 @@ static void fn_norms(const slot* s, uint64_t i, double a, double b, long double*
 static long double matvec_bound(const slot* x, uint64_t i, const slot* cols, int kernel, const double* vals,
                                 uint64_t rc, uint64_t c, double a, double b) {
   long double by_l1 = 0, by_linf = 0, vmax = 0;
-  for (uint64_t j = 0; j < cols->n; ++j) {
+  for (uint64_t j = 0; j < objs(cols); ++j) {
     const long double v = fabsl((long double)vals[j * rc + c]);
     if (v > vmax) vmax = v;
     if (kernel != MPCF_KERNEL_L2 || v == 0) continue;
@@ -2001,7 +2396,7 @@ static void op_matvec(fz_reader* r, state* st) {
   const unsigned cap_mode = fz_u8(r) % 5;
   const exec_mode mode = reduce_mode(r);
   const slot* cols = y ? y : x;
-  const uint64_t nv = cols ? cols->n * rc : 0;
+  const uint64_t nv = cols ? objs(cols) * rc : 0;
   double vals[MAX_N * 4];
   for (uint64_t q = 0; q < nv; ++q) vals[q] = in_dtype(x ? x->dtype : MPCF_FLOAT64, value_code(r));
   uint64_t v_elements = nv;
@@ -2024,7 +2419,7 @@ static void op_matvec(fz_reader* r, state* st) {
     for (uint64_t q = 0; q < nv; ++q) fprintf(stderr, " %g", vals[q]);
     fprintf(stderr, " (v_elements mode %u, Y %s)\n", v_mode, y ? "given" : "NULL");
   }
-  const uint64_t need = x ? x->n * rc : 0;
+  const uint64_t need = x ? objs(x) * rc : 0;
   uint64_t cap = need;
   int null_out = 0;
   if (cap_mode == 1) cap = need + 2;
@@ -2037,6 +2432,7 @@ static void op_matvec(fz_reader* r, state* st) {
   if (!x || kernel < 0 || kernel > 2 || rc == 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (gauss_lap && (isnan(p) || p < 1 || !isfinite(scale) || !(scale > 0))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (x && y && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  pair_kind_errors(&e, x, y);
   if (x && rc > 0) {
     if (v_elements != nv || (null_v && nv > 0)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
     int finite = 1;
@@ -2044,9 +2440,10 @@ static void op_matvec(fz_reader* r, state* st) {
     if (!finite && !null_v) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
     if (cap < need) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
     if (null_out && need > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
-    const int work = need > 0 && cols->n > 0;
+    const int work = need > 0 && objs(cols) > 0;
     backend_window_errors(&e, st, use_opts, x->dtype, work);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
+    cpu_only_errors(&e, st, use_opts, x, work);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   /* mpcf.h: when 4 n B exceeds the double range (n = count(Y)), the call
@@ -2057,13 +2454,18 @@ static void op_matvec(fz_reader* r, state* st) {
   if (e.errors == 0 && x && cols && kernel >= 0 && kernel <= 2 && rc > 0 && !null_v) {
     double a, b;
     window_in(&st->o, use_opts, x->dtype, &a, &b);
-    for (uint64_t i = 0; i < x->n && !refused; ++i) {
+    for (uint64_t i = 0; i < objs(x) && !refused; ++i) {
       for (uint64_t c = 0; c < rc && !refused; ++c) {
         const long double B = matvec_bound(x, i, cols, kernel, vals, rc, c, a, b);
-        if (!(4.0L * (long double)cols->n * B <= (long double)DBL_MAX / 16)) refused = 1;
+        if (!(4.0L * (long double)objs(cols) * B <= (long double)DBL_MAX / 16)) refused = 1;
       }
     }
   }
+  /* known defect P (PLF norms of the bound): INTERNAL, and a refusal from
+   * the library's B */
+  const int defect_p = x != NULL && x->plf && kernel == MPCF_KERNEL_L2 && e.errors == 0 &&
+                       fz_known(KNOWN_P_PLF_MATVEC_BOUND_NORMS, 1);
+  if (defect_p) e.also |= ST(MPCF_ERROR_INTERNAL), refused = 1;
   if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
@@ -2081,7 +2483,7 @@ static void op_matvec(fz_reader* r, state* st) {
   check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
   if (s != MPCF_OK) {
     /* Refused by the range rule while computing: NaN or untouched. */
-    const int m_nan = refused && s == MPCF_ERROR_INVALID_ARGUMENT &&
+    const int m_nan = refused && (s == MPCF_ERROR_INVALID_ARGUMENT || (defect_p && s == MPCF_ERROR_INTERNAL)) &&
                       all_nan(out, dt, need);
     FZ_CHECK((m_nan || is_canary(out, cap * esz)) && task == sentinel,
              "mpcf_kernel_matvec failed with %s and still wrote an output", mpcf_status_name(s));
@@ -2096,7 +2498,9 @@ static void op_matvec(fz_reader* r, state* st) {
        caller's V would now see NaN (all bits set) and give other values. */
     memset(V, 0xFF, (nv + 1) * esz);
     final = finish_task(task, mode,
-                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
+                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0) |
+                            (defect_p ? ST(MPCF_ERROR_INTERNAL) : 0),
+                        &destroyed);
   }
   FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
            (unsigned long long)need);
@@ -2115,8 +2519,9 @@ static void op_matvec(fz_reader* r, state* st) {
    * the library's B in double). */
   const long double tol = dt == MPCF_FLOAT32 ? 2e-4L : 1e-10L;
   static long double kij[MAX_N][MAX_N];
-  for (uint64_t i = 0; i < x->n; ++i) {
-    for (uint64_t j = 0; j < cols->n; ++j) {
+  const uint64_t nox = objs(x), noc = objs(cols);
+  for (uint64_t i = 0; i < nox; ++i) {
+    for (uint64_t j = 0; j < noc; ++j) {
       if (kernel == MPCF_KERNEL_L2) {
         kij[i][j] = pair_value(x, i, cols, j, OPK_KERNEL, 2.0, &st->o, use_opts);
       } else if (!y && i == j) {
@@ -2127,20 +2532,20 @@ static void op_matvec(fz_reader* r, state* st) {
       }
     }
   }
-  const long double n4 = (long double)cols->n * cols->n * cols->n * cols->n;
+  const long double n4 = (long double)noc * noc * noc * noc;
   double wa, wb;
   window_in(&st->o, use_opts, x->dtype, &wa, &wb);
   for (uint64_t c = 0; c < rc; ++c) {
     long double largest = 0;
-    for (uint64_t i = 0; i < x->n; ++i) {
-      for (uint64_t j = 0; j < cols->n; ++j) {
+    for (uint64_t i = 0; i < nox; ++i) {
+      for (uint64_t j = 0; j < noc; ++j) {
         const long double t = fabsl(kij[i][j] * (long double)vals[j * rc + c]);
         if (t > largest) largest = t;
       }
     }
-    for (uint64_t i = 0; i < x->n; ++i) {
+    for (uint64_t i = 0; i < nox; ++i) {
       long double sum = 0, mag = 0;
-      for (uint64_t j = 0; j < cols->n; ++j) {
+      for (uint64_t j = 0; j < noc; ++j) {
         const long double t = kij[i][j] * (long double)vals[j * rc + c];
         sum += t;
         mag += fabsl(t);
@@ -2154,7 +2559,13 @@ static void op_matvec(fz_reader* r, state* st) {
                  (unsigned long long)c, got, sum);
         continue;
       }
-      const long double B = matvec_bound(x, i, cols, kernel, vals, rc, c, wa, wb);
+      long double B = matvec_bound(x, i, cols, kernel, vals, rc, c, wa, wb);
+      if (defect_p) {
+        g_pcf_view = 1;
+        const long double Bl = matvec_bound(x, i, cols, kernel, vals, rc, c, wa, wb);
+        g_pcf_view = 0;
+        if (Bl > B) B = Bl;
+      }
       const long double grid = (n4 + 1) * ldexpl(1.0L, -149) * B;
       const long double err = fabsl((long double)got - sum);
       const long double allowed = tol * mag + grid + 4 * (long double)dtype_denorm_min(dt);
@@ -2199,6 +2610,7 @@ typedef struct pcfs_data {
   double *t, *v;
   size_t ndim;
   uint64_t shape[32];
+  int plf; /* its function type is MPCF_PIECEWISE_LINEAR */
 } pcfs_data;
 
 static void pcfs_data_free(pcfs_data* d) {
@@ -2216,6 +2628,10 @@ static void read_pcfs(mpcf_pcfs* h, pcfs_data* d) {
   check_status("mpcf_pcfs_ndim", mpcf_pcfs_ndim(h, &d->ndim), ST(MPCF_OK));
   FZ_CHECK(d->ndim >= 1 && d->ndim <= 32, "ndim %zu out of 1..32", d->ndim);
   check_status("mpcf_pcfs_shape", mpcf_pcfs_shape(h, d->shape, 32), ST(MPCF_OK));
+  mpcf_function_type ft = (mpcf_function_type)0;
+  check_status("mpcf_pcfs_function_type", mpcf_pcfs_function_type(h, &ft), ST(MPCF_OK));
+  FZ_CHECK(ft == MPCF_PIECEWISE_CONSTANT || ft == MPCF_PIECEWISE_LINEAR, "mpcf_pcfs_function_type: %d", (int)ft);
+  d->plf = ft == MPCF_PIECEWISE_LINEAR;
   FZ_CHECK(d->n < (UINT64_C(1) << 24) && d->total < (UINT64_C(1) << 24), "a result of %llu functions, %llu breakpoints",
            (unsigned long long)d->n, (unsigned long long)d->total);
   d->off = malloc((d->n + 1) * sizeof *d->off);
@@ -2237,7 +2653,12 @@ static void read_pcfs(mpcf_pcfs* h, pcfs_data* d) {
  * canonical form (mpcf.h): strictly increasing finite times, finite values,
  * no value repeating the one before (0 before the first), no -0, the zero
  * function being the single breakpoint (0, 0). */
+static void check_canonical_plf(const char* call, const pcfs_data* d);
 static void check_canonical(const char* call, const pcfs_data* d) {
+  if (d->plf) {
+    check_canonical_plf(call, d);
+    return;
+  }
   for (uint64_t i = 0; i < d->n; ++i) {
     const uint64_t a = d->off[i], b = d->off[i + 1];
     FZ_CHECK(b > a, "%s: function %llu has no breakpoint", call, (unsigned long long)i);
@@ -2254,6 +2675,48 @@ static void check_canonical(const char* call, const pcfs_data* d) {
       prev = d->v[k];
     }
   }
+}
+
+/* A PLF result in canonical form (mpcf.h; plf_builder.hpp): valid, no -0,
+ * the zero function the single breakpoint (0, 0); else it starts where it
+ * stops being 0 (v_0 != 0 or v_1 != 0), no breakpoint inside a flat run
+ * (v_{k-1} = v_k = v_{k+1}), the last value not that before it. */
+static void check_canonical_plf(const char* call, const pcfs_data* d) {
+  for (uint64_t i = 0; i < d->n; ++i) {
+    const uint64_t a = d->off[i], b = d->off[i + 1], m = b - a;
+    FZ_CHECK(b > a, "%s: function %llu has no breakpoint", call, (unsigned long long)i);
+    const double* t = d->t + a;
+    const double* v = d->v + a;
+    for (uint64_t k = 0; k < m; ++k) {
+      FZ_CHECK(isfinite(t[k]) && isfinite(v[k]), "%s: PLF %llu, breakpoint %llu not finite", call,
+               (unsigned long long)i, (unsigned long long)k);
+      FZ_CHECK(k == 0 || t[k - 1] < t[k], "%s: PLF %llu: times not increasing", call, (unsigned long long)i);
+      FZ_CHECK(!(v[k] == 0.0 && signbit(v[k])), "%s: PLF %llu, breakpoint %llu: value -0", call,
+               (unsigned long long)i, (unsigned long long)k);
+    }
+    if (m == 1 && v[0] == 0.0) {
+      FZ_CHECK(t[0] == 0.0 && !signbit(t[0]), "%s: PLF %llu is zero but not the breakpoint (0, 0)", call,
+               (unsigned long long)i);
+      continue;
+    }
+    FZ_CHECK(v[0] != 0.0 || (m >= 2 && v[1] != 0.0), "%s: PLF %llu starts with two zero values (not canonical)",
+             call, (unsigned long long)i);
+    for (uint64_t k = 1; k + 1 < m; ++k) {
+      FZ_CHECK(!(v[k - 1] == v[k] && v[k] == v[k + 1]), "%s: PLF %llu, breakpoint %llu lies inside a flat run "
+               "(not canonical)", call, (unsigned long long)i, (unsigned long long)k);
+    }
+    FZ_CHECK(m < 2 || v[m - 1] != v[m - 2], "%s: PLF %llu repeats its last value (not canonical)", call,
+             (unsigned long long)i);
+  }
+}
+
+/* A function of a slot at t: the PCF's value, or the PLF's (from the right)
+ * exactly; interp_mag: what a PLF's interpolation at t is relative to. */
+static long double eval_fn(const slot* s, uint64_t i, double t) {
+  return s->plf ? plf_at(fn_t(s, i), fn_v(s, i), fn_m(s, i), t, 1) : eval_pts(fn_t(s, i), fn_v(s, i), fn_m(s, i), t);
+}
+static long double interp_mag(const slot* s, uint64_t i, double t) {
+  return s->plf ? plf_seg_mag(fn_t(s, i), fn_v(s, i), fn_m(s, i), t) : 0;
 }
 
 /* Function i of d against a reference: a step function that changes only at
@@ -2275,7 +2738,7 @@ static void check_against(const char* call, const pcfs_data* d, uint64_t i, cons
     }
   }
   for (uint64_t j = 0; j < nr; ++j) {
-    const double got = eval_pts(t, v, m, rt[j]);
+    const double got = d->plf ? (double)plf_at(t, v, m, rt[j], 1) : eval_pts(t, v, m, rt[j]);
     const long double want = rv[j];
     if (tol[j] == 0) {
       FZ_CHECK(same_bits(got, in_dtype(d->dtype, (double)want), d->dtype),
@@ -2306,6 +2769,9 @@ static void slot_take(slot* s, mpcf_pcfs* h, const pcfs_data* d) {
   for (uint64_t k = 0; k < d->total; ++k) s->moderate &= fabs(s->t[k]) <= 1e6 && fabs(s->v[k]) <= 1e6;
   s->ndim = d->ndim;
   memcpy(s->shape, d->shape, d->ndim * sizeof(uint64_t));
+  s->plf = d->plf;
+  s->K = 1; /* results have no component axis */
+  s->caxis = 0;
   check_slot_queries(s);
 }
 
@@ -2344,6 +2810,28 @@ static int overflows(mpcf_dtype dt, double x) {
 
 enum { MAX_BARCODES = 4, MAX_BARS = 4 };
 
+/* Bars: per bar a birth (value code) and a death code: < 200 birth + c / 4;
+ * 200 +inf; 201 NaN; 202 birth - 1; 203 a value code; 204 birth; 205 1e39;
+ * 206 birth + 1e300; else birth + (c - 200). */
+static void decode_bars(fz_reader* r, uint64_t total, double* bars) {
+  for (uint64_t k = 0; k < total; ++k) {
+    const double b = value_code(r);
+    const unsigned c = fz_u8(r);
+    double d;
+    if (c < 200) d = b + (double)c / 4.0;
+    else if (c == 200) d = INFINITY;
+    else if (c == 201) d = NAN;
+    else if (c == 202) d = b - 1.0;
+    else if (c == 203) d = value_code(r);
+    else if (c == 204) d = b;
+    else if (c == 205) d = 1e39;
+    else if (c == 206) d = b + 1e300;
+    else d = b + ((double)c - 200.0);
+    bars[2 * k] = b;
+    bars[2 * k + 1] = d;
+  }
+}
+
 /* sub-operation 0: FROM_BARCODES dst kind dtype n flags [off_arg] per barcode
  * the number of bars (mod 5), per bar a birth (value code) and a death code:
  * < 200 birth + c / 4; 200 +inf; 201 NaN; 202 birth - 1; 203 a value code;
@@ -2364,22 +2852,7 @@ static void tda_from_barcodes(fz_reader* r, state* st) {
   for (uint64_t i = 0; i < n; ++i) off[i + 1] = off[i] + fz_u8(r) % (MAX_BARS + 1);
   const uint64_t total = off[n];
   double bars[2 * MAX_BARCODES * MAX_BARS + 2];
-  for (uint64_t k = 0; k < total; ++k) {
-    const double b = value_code(r);
-    const unsigned c = fz_u8(r);
-    double d;
-    if (c < 200) d = b + (double)c / 4.0;
-    else if (c == 200) d = INFINITY;
-    else if (c == 201) d = NAN;
-    else if (c == 202) d = b - 1.0;
-    else if (c == 203) d = value_code(r);
-    else if (c == 204) d = b;
-    else if (c == 205) d = 1e39;
-    else if (c == 206) d = b + 1e300;
-    else d = b + ((double)c - 200.0);
-    bars[2 * k] = b;
-    bars[2 * k + 1] = d;
-  }
+  decode_bars(r, total, bars);
   uint64_t off_passed[MAX_BARCODES + 1];
   memcpy(off_passed, off, sizeof off);
   if ((flags & 8) && n >= 1) off_passed[0] = 1;
@@ -2407,6 +2880,9 @@ static void tda_from_barcodes(fz_reader* r, state* st) {
       const int positive = d > b;
       if (kind == MPCF_BETTI_CURVE) {
         const int ob = overflows(dt, b), od = isinf(d) ? 0 : overflows(dt, d);
+        if (positive && !isinf(d) && !isfinite(d - b) && fz_known(KNOWN_L_BETTI_LENGTH_OVERFLOW, 1)) {
+          e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable[i] = 0;
+        }
         if (positive && (ob == 1 || od == 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
         else if (ob || od) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable[i] = 0;
       } else {
@@ -2544,8 +3020,28 @@ static void tda_evaluate(fz_reader* r, state* st) {
   } else if (!null_out) {
     for (uint64_t i = 0; i < n; ++i) {
       for (uint64_t j = 0; j < nt; ++j) {
-        const double want = eval_pts(fn_t(x, i), fn_v(x, i), fn_m(x, i), t[j]);
         const double got = element_of(out, dt, i * nt + j);
+        if (x->plf) {
+          /* exact at +-inf and at breakpoints (f(t_0) = v_0: the jump), else
+           * the interpolation within a few eps of its segment */
+          const long double want = plf_at(fn_t(x, i), fn_v(x, i), fn_m(x, i), t[j], 1);
+          int at_bp = isinf(t[j]);
+          for (uint64_t k = 0; k < fn_m(x, i); ++k) at_bp |= fn_t(x, i)[k] == t[j];
+          const long double tol = at_bp ? 0
+                                        : 8 * (dt == MPCF_FLOAT32 ? 0x1p-23L : 0x1p-52L) *
+                                                  plf_seg_mag(fn_t(x, i), fn_v(x, i), fn_m(x, i), t[j]) +
+                                              (long double)dtype_denorm_min(dt);
+          if (isinf(t[j]) && t[j] > 0) {
+            FZ_CHECK(same_bits(got, fn_v(x, i)[fn_m(x, i) - 1], dt), "mpcf_pcfs_evaluate: PLF f%llu(+inf) = %.17g",
+                     (unsigned long long)i, got);
+          } else {
+            FZ_CHECK(at_bp ? same_bits(got, in_dtype(dt, (double)want), dt) : fabsl((long double)got - want) <= tol,
+                     "mpcf_pcfs_evaluate: PLF f%llu(%.17g) = %.17g, expected %.17Lg (within %.3Lg)",
+                     (unsigned long long)i, t[j], got, want, tol);
+          }
+          continue;
+        }
+        const double want = eval_pts(fn_t(x, i), fn_v(x, i), fn_m(x, i), t[j]);
         FZ_CHECK(same_bits(got, want, dt), "mpcf_pcfs_evaluate: f%llu(%.17g) = %.17g, expected %.17g",
                  (unsigned long long)i, t[j], got, want);
       }
@@ -2715,9 +3211,9 @@ static void tda_reduce(fz_reader* r, state* st) {
       for (uint64_t j = 0; j < nu; ++j) {
         long double sum = 0, abs_sum = 0;
         for (uint64_t q = 0; q < len; ++q) {
-          const double f = eval_pts(fn_t(x, fi[q]), fn_v(x, fi[q]), fn_m(x, fi[q]), ut[j]);
+          const long double f = eval_fn(x, fi[q], ut[j]);
           sum += f;
-          abs_sum += fabsl((long double)f);
+          abs_sum += fabsl(f);
         }
         const long double val = op == MPCF_REDUCE_MEAN ? sum / (long double)len : sum;
         if (fabsl(val) > (long double)dtype_max(x->dtype) * (1.0L + 0x1p-20L)) {
@@ -2729,6 +3225,11 @@ static void tda_reduce(fz_reader* r, state* st) {
       }
     }
   }
+  /* PLFs: a sum that would jump after it starts (a term starting later
+   * with a non-zero first value) cannot be a PLF: MPCF_ERROR_INVALID_ARGUMENT
+   * (plf_pointwise.cpp), allowed whenever the terms start at different
+   * times. */
+  if (x != NULL && x->plf) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x5e17;
   mpcf_pcfs* out = sentinel;
   const mpcf_status s_ = mpcf_pcfs_reduce(x ? x->h : NULL, (mpcf_reduction)op, axis, null_out ? NULL : &out);
@@ -2741,6 +3242,7 @@ static void tda_reduce(fz_reader* r, state* st) {
   read_pcfs(out, &d);
   FZ_CHECK(d.n == n_out && d.dtype == x->dtype, "mpcf_pcfs_reduce: %llu functions, expected %llu",
            (unsigned long long)d.n, (unsigned long long)n_out);
+  FZ_CHECK(d.plf == x->plf, "mpcf_pcfs_reduce: the result is not of X's function type");
   FZ_CHECK(d.ndim == out_ndim && memcmp(d.shape, out_shape, out_ndim * sizeof(uint64_t)) == 0,
            "mpcf_pcfs_reduce: not the shape without the axis");
   check_canonical("mpcf_pcfs_reduce", &d);
@@ -2752,15 +3254,17 @@ static void tda_reduce(fz_reader* r, state* st) {
     long double rv[MAX_PTS], tol[MAX_PTS];
     const uint64_t nu = union_times(ss, fi, (int)len, ut);
     for (uint64_t j = 0; j < nu; ++j) {
-      long double sum = 0, abs_sum = 0;
+      long double sum = 0, abs_sum = 0, imag = 0;
       for (uint64_t q = 0; q < len; ++q) {
-        const double f = eval_pts(fn_t(x, fi[q]), fn_v(x, fi[q]), fn_m(x, fi[q]), ut[j]);
+        const long double f = eval_fn(x, fi[q], ut[j]);
         sum += f;
-        abs_sum += fabsl((long double)f);
+        abs_sum += fabsl(f);
+        imag += interp_mag(x, fi[q], ut[j]);
       }
       rv[j] = op == MPCF_REDUCE_MEAN ? sum / (long double)len : sum;
       tol[j] = sum_tolerance(x->dtype, (int)len + 1, op == MPCF_REDUCE_MEAN ? abs_sum / (long double)len : abs_sum,
-                             rv[j]);
+                             rv[j]) +
+               8 * 0x1p-52L * (op == MPCF_REDUCE_MEAN ? imag / (long double)len : imag);
     }
     check_against("mpcf_pcfs_reduce", &d, o, ut, rv, tol, nu);
   }
@@ -2782,20 +3286,22 @@ static void tda_combine(fz_reader* r, state* st) {
   if (x == NULL || y == NULL || null_out || !isfinite(a) || !isfinite(b)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   const int both = x != NULL && y != NULL;
   if (both && x->dtype != y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+  if (both && x->plf != y->plf) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (both && x->plf) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT); /* a jump after the start, as for reduce */
   if (both && x->n != y->n && x->n != 1 && y->n != 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   const int counts_ok = both && (x->n == y->n || x->n == 1 || y->n == 1);
   const uint64_t n_out = !counts_ok ? 0 : x->n == y->n ? x->n : x->n == 1 ? y->n : x->n;
   const int from_y = counts_ok && x->n == 1 && y->n != 1;
   int checkable = 1;
-  if (counts_ok && x->dtype == y->dtype && isfinite(a) && isfinite(b)) {
+  if (counts_ok && x->dtype == y->dtype && x->plf == y->plf && isfinite(a) && isfinite(b)) {
     for (uint64_t i = 0; i < n_out; ++i) {
       const slot* ss[2] = {x, y};
       const uint64_t fi[2] = {x->n == 1 ? 0 : i, y->n == 1 ? 0 : i};
       double ut[2 * MAX_M];
       const uint64_t nu = union_times(ss, fi, 2, ut);
       for (uint64_t j = 0; j < nu; ++j) {
-        const long double f = eval_pts(fn_t(x, fi[0]), fn_v(x, fi[0]), fn_m(x, fi[0]), ut[j]);
-        const long double g = eval_pts(fn_t(y, fi[1]), fn_v(y, fi[1]), fn_m(y, fi[1]), ut[j]);
+        const long double f = eval_fn(x, fi[0], ut[j]);
+        const long double g = eval_fn(y, fi[1], ut[j]);
         const long double val = a * f + b * g, mag = fabsl(a * f) + fabsl(b * g);
         /* the header does not say what a value beyond the dtype gives (reduce
          * says MPCF_ERROR_INVALID_ARGUMENT): allowed there, and then only the
@@ -2821,6 +3327,7 @@ static void tda_combine(fz_reader* r, state* st) {
   const slot* shaped = from_y ? y : x;
   FZ_CHECK(d.n == n_out && d.dtype == x->dtype, "mpcf_pcfs_combine: %llu functions, expected %llu",
            (unsigned long long)d.n, (unsigned long long)n_out);
+  FZ_CHECK(d.plf == x->plf, "mpcf_pcfs_combine: the result is not of X's function type");
   FZ_CHECK(d.ndim == shaped->ndim && memcmp(d.shape, shaped->shape, d.ndim * sizeof(uint64_t)) == 0,
            "mpcf_pcfs_combine: not the shape of the %s", from_y ? "larger Y" : "X");
   check_canonical("mpcf_pcfs_combine", &d);
@@ -2831,11 +3338,14 @@ static void tda_combine(fz_reader* r, state* st) {
     long double rv[2 * MAX_M], tol[2 * MAX_M];
     const uint64_t nu = union_times(ss, fi, 2, ut);
     for (uint64_t j = 0; j < nu; ++j) {
-      const long double f = eval_pts(fn_t(x, fi[0]), fn_v(x, fi[0]), fn_m(x, fi[0]), ut[j]);
-      const long double g = eval_pts(fn_t(y, fi[1]), fn_v(y, fi[1]), fn_m(y, fi[1]), ut[j]);
+      const long double f = eval_fn(x, fi[0], ut[j]);
+      const long double g = eval_fn(y, fi[1], ut[j]);
       rv[j] = a * f + b * g;
-      /* a f and b g rounded in double, their sum rounded: 2 + 1 roundings */
-      tol[j] = sum_tolerance(x->dtype, 2, fabsl(a * f) + fabsl(b * g), rv[j]);
+      /* a f and b g rounded in double, their sum rounded: 2 + 1 roundings
+       * (PLFs: plus the interpolation of each, relative to its segment) */
+      tol[j] = sum_tolerance(x->dtype, 2, fabsl(a * f) + fabsl(b * g), rv[j]) +
+               8 * 0x1p-52L * (fabsl((long double)a) * interp_mag(x, fi[0], ut[j]) +
+                               fabsl((long double)b) * interp_mag(y, fi[1], ut[j]));
     }
     check_against("mpcf_pcfs_combine", &d, i, ut, rv, tol, nu);
   }
@@ -2882,6 +3392,8 @@ static void tda_roundtrip(fz_reader* r, state* st) {
   check_status("mpcf_pcfs_deserialize", ds, ST(MPCF_OK));
   slot copy = *x;
   copy.h = back;
+  copy.K = 1; /* the component axis is not saved (mpcf.h) */
+  copy.caxis = 0;
   check_slot_queries(&copy);
   pcfs_data d;
   read_pcfs(back, &d);
@@ -2929,6 +3441,7 @@ static void tda_slice(fz_reader* r, state* st) {
            "mpcf_pcfs_slice(%llu, %llu): %llu functions of ndim %zu, expected %llu, shape {%llu}",
            (unsigned long long)begin, (unsigned long long)end, (unsigned long long)d.n, d.ndim,
            (unsigned long long)(end - begin), (unsigned long long)(end - begin));
+  FZ_CHECK(d.plf == x->plf, "mpcf_pcfs_slice: the view is not of X's function type");
   const uint64_t base = x->off[begin];
   FZ_CHECK(d.total == x->off[end] - base, "mpcf_pcfs_slice: %llu breakpoints, expected %llu",
            (unsigned long long)d.total, (unsigned long long)(x->off[end] - base));
@@ -2945,16 +3458,233 @@ static void tda_slice(fz_reader* r, state* st) {
   pcfs_data_free(&d);
 }
 
-/* opcode 15: TDA sub-operation (mod 7), then its arguments. */
+
+/* sub-operation 7: COMPONENTS x on: mpcf_pcfs_set_component_axis(x, on)
+ * with on = the byte as a signed char (0 clears the axis). Needs ndim >= 2
+ * and a last dimension >= 1 (else MPCF_ERROR_INVALID_ARGUMENT, nothing
+ * changed); afterwards every computation on x runs over its objects (the
+ * model: objs(), obj_reference(), fn_norms()). */
+static void tda_components(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  const int on = (int)(int8_t)fz_u8(r);
+  unsigned allowed = ST(MPCF_OK);
+  if (x == NULL) allowed = ST(MPCF_ERROR_INVALID_ARGUMENT);
+  else if (on != 0 && (x->ndim < 2 || x->shape[x->ndim - 1] == 0)) allowed = ST(MPCF_ERROR_INVALID_ARGUMENT);
+  const mpcf_status s_ = mpcf_pcfs_set_component_axis(x ? x->h : NULL, on);
+  check_status("mpcf_pcfs_set_component_axis", s_, allowed);
+  if (x == NULL) return;
+  if (s_ == MPCF_OK) {
+    x->caxis = on != 0;
+    x->K = on != 0 ? x->shape[x->ndim - 1] : 1;
+  }
+  check_slot_queries(x);
+  if (tracing()) fprintf(stderr, "  component axis %s: K = %llu\n", x->caxis ? "on" : "off", (unsigned long long)x->K);
+}
+
+/* The tent of a bar (birth b, death d) at t. */
+static long double tent(double b, double d, double t) {
+  const long double up = (long double)t - b, down = (long double)d - t;
+  const long double m = up < down ? up : down;
+  return m > 0 ? m : 0;
+}
+
+static int cmp_ldouble_desc(const void* a, const void* b) {
+  const long double x = *(const long double*)a, y = *(const long double*)b;
+  return x > y ? -1 : x < y;
+}
+
+/* sub-operation 8: LANDSCAPES dst which dtype n flags bars-per-barcode...
+ * bars... k-or-q clip: mpcf_plfs_landscapes (which bit 0 clear; k = the
+ * byte % 7, 0 an error) or mpcf_plfs_silhouettes (q = the byte % 10 from a
+ * table: 0, 1, 2, 0.5, 3, -1, NaN, inf, 1e300, -0). Bars as for
+ * FROM_BARCODES. clip: 0 none (+inf), 1 10, 2 0, 3 -5, 4 1e6, 5 NaN, 6 -inf,
+ * 7 1e39, else a value code. flags: 1 NULL out, 2 NULL offsets, 4 NULL
+ * bars. Checks the status (k = 0, q < 0 or NaN or inf, a bad clip, bad bars,
+ * an infinite bar without clip: the message names barcode and bar), the
+ * shape ((n, k) or (n)), the function type (PLF), the canonical form and the
+ * values: the result evaluated (mpcf_pcfs_evaluate) at its breakpoints,
+ * between them and beyond them against the k-th largest tent / the weighted
+ * mean of the tents, computed here from the bars. */
+static void tda_landscapes(fz_reader* r, state* st) {
+  slot* dst = &st->s[fz_u8(r) % N_SLOTS];
+  const int silhouette = fz_u8(r) & 1;
+  const unsigned dcode = fz_u8(r);
+  const int dtype_raw = (dcode & 0x80) ? (int)(dcode & 0x7f) : ((dcode & 1) ? MPCF_FLOAT32 : MPCF_FLOAT64);
+  const int dtype_ok = dtype_raw == MPCF_FLOAT32 || dtype_raw == MPCF_FLOAT64;
+  const mpcf_dtype dt = dtype_raw == MPCF_FLOAT32 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  const uint64_t n = fz_u8(r) % (MAX_BARCODES + 1);
+  const unsigned flags = fz_u8(r);
+  uint64_t off[MAX_BARCODES + 1];
+  off[0] = 0;
+  for (uint64_t i = 0; i < n; ++i) off[i + 1] = off[i] + fz_u8(r) % (MAX_BARS + 1);
+  const uint64_t total = off[n];
+  double bars[2 * MAX_BARCODES * MAX_BARS + 2];
+  decode_bars(r, total, bars);
+  const unsigned kq = fz_u8(r);
+  const uint64_t k = kq % 7;
+  static const double qs[10] = {0.0, 1.0, 2.0, 0.5, 3.0, -1.0, NAN, INFINITY, 1e300, -0.0};
+  const double q = qs[kq % 10];
+  const unsigned cc = fz_u8(r);
+  double clip;
+  switch (cc) {
+    case 0: clip = INFINITY; break;
+    case 1: clip = 10.0; break;
+    case 2: clip = 0.0; break;
+    case 3: clip = -5.0; break;
+    case 4: clip = 1e6; break;
+    case 5: clip = NAN; break;
+    case 6: clip = -INFINITY; break;
+    case 7: clip = 1e39; break;
+    default: clip = value_code(r); break;
+  }
+  const int null_out = flags & 1, null_off = (flags & 2) != 0, null_bars = (flags & 4) != 0;
+  if (tracing()) {
+    fprintf(stderr, "  %s, dtype %d, k %llu, q %g, clip %g, flags %u, bars:", silhouette ? "silhouettes" : "landscapes",
+            dtype_raw, (unsigned long long)k, q, clip, flags);
+    for (uint64_t b = 0; b < total; ++b) fprintf(stderr, " (%.17g, %.17g)", bars[2 * b], bars[2 * b + 1]);
+    fputc('\n', stderr);
+  }
+  expect e = {0, 0};
+  if (null_out || null_off || !dtype_ok) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!null_off && total > 0 && null_bars) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (!silhouette && k == 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (silhouette && !(q >= 0 && isfinite(q))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (isnan(clip) || clip == -INFINITY) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (isfinite(clip) && overflows(dt, clip) == 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (isfinite(clip) && overflows(dt, clip) == -1) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  const unsigned before_bars = e.errors | e.also;
+  int checkable = 1;
+  int bar_error = 0;
+  for (uint64_t b = 0; b < total; ++b) {
+    const double bi = bars[2 * b], de = bars[2 * b + 1];
+    if (isnan(bi) || isnan(de) || isinf(bi) || de < bi || (isinf(de) && !isfinite(clip))) {
+      bar_error = 1;
+      e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+      continue;
+    }
+    const double death = isinf(de) ? clip : de;
+    if (!(bi < death)) continue;
+    if (!isfinite(death - bi)) {
+      bar_error = 1;
+      e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+      continue;
+    }
+    const int ob = overflows(dt, bi), od = overflows(dt, death);
+    if (ob == 1 || od == 1) bar_error = 1, e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+    else if (ob || od) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable = 0;
+  }
+  if (silhouette) {
+    for (uint64_t i = 0; i < n; ++i) {
+      double longest = 0;
+      for (uint64_t b = off[i]; b < off[i + 1]; ++b) {
+        const double bi = bars[2 * b], de = isinf(bars[2 * b + 1]) ? clip : bars[2 * b + 1];
+        if (bi < de && de - bi > longest) longest = de - bi;
+      }
+      if (longest > 0 && longest < 0x1p-1021 && fz_known(KNOWN_Q_SILHOUETTE_SUBNORMAL_BARS, 1)) {
+        e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable = 0;
+      }
+    }
+  }
+  mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x1a5d;
+  mpcf_pcfs* out = sentinel;
+  const char* call = silhouette ? "mpcf_plfs_silhouettes" : "mpcf_plfs_landscapes";
+  const uint64_t* op = null_off ? NULL : off;
+  const double* bp = null_bars ? NULL : bars;
+  const mpcf_status s_ = silhouette ? mpcf_plfs_silhouettes((mpcf_dtype)dtype_raw, n, op, bp, q, clip,
+                                                            null_out ? NULL : &out)
+                                    : mpcf_plfs_landscapes((mpcf_dtype)dtype_raw, n, op, bp, k, clip,
+                                                           null_out ? NULL : &out);
+  check_status(call, s_, allowed_of(e));
+  if (s_ != MPCF_OK) {
+    FZ_CHECK(out == sentinel, "%s failed and still wrote *out", call);
+    if (before_bars == 0 && bar_error) {
+      const char* m = mpcf_last_error_message();
+      FZ_CHECK(strstr(m, "barcode ") != NULL && strstr(m, "bar ") != NULL,
+               "%s refused a bad bar without naming barcode and bar: '%s'", call, m);
+    }
+    return;
+  }
+  pcfs_data d;
+  read_pcfs(out, &d);
+  const uint64_t nf = silhouette ? n : n * k;
+  FZ_CHECK(d.n == nf && d.dtype == dt && d.plf, "%s: %llu functions of type %s, expected %llu PLFs", call,
+           (unsigned long long)d.n, d.plf ? "PLF" : "PCF", (unsigned long long)nf);
+  FZ_CHECK(silhouette ? (d.ndim == 1 && d.shape[0] == n) : (d.ndim == 2 && d.shape[0] == n && d.shape[1] == k),
+           "%s: not the shape %s", call, silhouette ? "(n)" : "(n, k)");
+  check_canonical_plf(call, &d);
+  /* the times to look at: every breakpoint, the midpoints, one before and
+   * one after each function */
+  enum { MAX_EVAL = 512 };
+  static double ts[MAX_EVAL];
+  uint64_t nt = 0;
+  for (uint64_t f = 0; f < d.n && nt + 8 < MAX_EVAL; ++f) {
+    const uint64_t a = d.off[f], m = d.off[f + 1] - a;
+    ts[nt++] = d.t[a] - 1.0;
+    for (uint64_t q2 = 0; q2 < m && nt + 3 < MAX_EVAL; ++q2) {
+      ts[nt++] = d.t[a + q2];
+      ts[nt++] = q2 + 1 < m ? d.t[a + q2] / 2 + d.t[a + q2 + 1] / 2 : d.t[a + q2] + 1.0;
+    }
+  }
+  nt = sort_unique(ts, nt);
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  void* vals = canary_buffer((d.n * nt + 1) * esz);
+  check_status("mpcf_pcfs_evaluate", mpcf_pcfs_evaluate(out, ts, nt, vals, d.n * nt), ST(MPCF_OK));
+  const long double rel = dt == MPCF_FLOAT32 ? 1e-6L : 1e-12L;
+  for (uint64_t i = 0; checkable && i < n; ++i) {
+    long double scale = 0; /* the size of the barcode's numbers */
+    long double w[MAX_BARS], wsum = 0;
+    double bb[MAX_BARS], dd[MAX_BARS];
+    uint64_t nb = 0;
+    for (uint64_t b = off[i]; b < off[i + 1]; ++b) {
+      const double bi = bars[2 * b], de = isinf(bars[2 * b + 1]) ? clip : bars[2 * b + 1];
+      if (!(bi < de)) continue;
+      bb[nb] = bi;
+      dd[nb] = de;
+      w[nb] = silhouette ? (q == 0 ? 1.0L : powl((long double)de - bi, q)) : 1;
+      wsum += w[nb];
+      if (fabsl((long double)bi) + fabsl((long double)de) > scale) scale = fabsl((long double)bi) + fabsl((long double)de);
+      ++nb;
+    }
+    /* weights beyond long double's range (q = 1e300): not checked here */
+    if (silhouette && nb > 0 && !(isfinite(wsum) && wsum > LDBL_MIN * 1e100L)) continue;
+    for (uint64_t j = 0; j < nt; ++j) {
+      long double tv[MAX_BARS];
+      long double mean = 0;
+      for (uint64_t b = 0; b < nb; ++b) {
+        tv[b] = tent(bb[b], dd[b], ts[j]);
+        mean += w[b] * tv[b];
+      }
+      if (nb > 0) mean /= wsum;
+      qsort(tv, nb, sizeof tv[0], cmp_ldouble_desc);
+      const long double tol = rel * (scale + fabsl((long double)ts[j])) + (long double)dtype_denorm_min(dt);
+      for (uint64_t f = 0; f < (silhouette ? 1 : k); ++f) {
+        const long double want = silhouette ? mean : (f < nb ? tv[f] : 0);
+        const uint64_t fi = silhouette ? i : i * k + f;
+        const double got = element_of(vals, dt, fi * nt + j);
+        FZ_CHECK(fabsl((long double)got - want) <= tol,
+                 "%s: barcode %llu, %s %llu at t = %.17g is %.17g, the tents give %.17Lg (within %.3Lg)", call,
+                 (unsigned long long)i, silhouette ? "silhouette" : "landscape", (unsigned long long)(f + 1), ts[j],
+                 got, want, tol);
+      }
+    }
+  }
+  free(vals);
+  slot_take(dst, out, &d);
+  pcfs_data_free(&d);
+}
+
+/* opcode 15: TDA sub-operation (mod 9), then its arguments. */
 static void op_tda(fz_reader* r, state* st) {
-  switch (fz_u8(r) % 7) {
+  switch (fz_u8(r) % 9) {
     case 0: tda_from_barcodes(r, st); break;
     case 1: tda_evaluate(r, st); break;
     case 2: tda_readout(r, st); break;
     case 3: tda_reduce(r, st); break;
     case 4: tda_combine(r, st); break;
     case 5: tda_roundtrip(r, st); break;
-    default: tda_slice(r, st); break;
+    case 6: tda_slice(r, st); break;
+    case 7: tda_components(r, st); break;
+    default: tda_landscapes(r, st); break;
   }
 }
 
@@ -2990,7 +3720,7 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_QUERIES] = "QUERIES", [OPC_OPTIONS_RESET] = "OPTIONS_RESET", [OPC_CONCURRENT] = "CONCURRENT",
     [OPC_KNN] = "KNN (mpcf_knn*)", [OPC_STREAM] = "STREAM (mpcf_pdist_stream*, mpcf_cdist_stream*)",
     [OPC_MATVEC] = "MATVEC (mpcf_kernel_matvec*)",
-    [OPC_TDA] = "TDA (mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints, _reduce, _combine, _serialize*)",
+    [OPC_TDA] = "TDA (barcodes, evaluate, read-out, reduce, combine, files, slice, component axis, landscapes)",
 };
 
 static void trace_slots(const state* st) {
@@ -3000,7 +3730,7 @@ static void trace_slots(const state* st) {
     fprintf(stderr, "  slot %d: %s, n = %llu, shape (", k, s->dtype == MPCF_FLOAT32 ? "float32" : "float64",
             (unsigned long long)s->n);
     for (size_t q = 0; q < s->ndim; ++q) fprintf(stderr, "%s%llu", q ? ", " : "", (unsigned long long)s->shape[q]);
-    fprintf(stderr, ")\n");
+    fprintf(stderr, ")%s, K = %llu%s\n", s->plf ? ", PLFs" : "", (unsigned long long)s->K, s->caxis ? " (component axis)" : "");
     for (uint64_t i = 0; i < s->n; ++i) {
       fprintf(stderr, "    f%llu:", (unsigned long long)i);
       for (uint64_t q = s->off[i]; q < s->off[i + 1]; ++q) fprintf(stderr, " (%.9g, %.9g)", s->t[q], s->v[q]);

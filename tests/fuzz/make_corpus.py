@@ -52,7 +52,7 @@ GAP_ABSOLUTE = 232  # the next time is a value code, not a gap
 
 
 def create(slot, fns, dtype="f64", interleaved=False, null=None, bad_offsets=None,
-           bad_data=None, raw_dtype=None):
+           bad_data=None, raw_dtype=None, plf=False):
     """CREATE: fns is a list of functions, each a list of (t, v). Every time
     is encoded exactly (as an absolute time). null: 0 offsets, 1 times,
     2 values, 3 out, 4 times and values. bad_offsets: (kind, arg) with kind
@@ -67,7 +67,7 @@ def create(slot, fns, dtype="f64", interleaved=False, null=None, bad_offsets=Non
     else:
         dcode = 1 if dtype == "f32" else 0
     flags = (1 if interleaved else 0) | (2 if null is not None else 0) | \
-            (4 if bad_offsets is not None else 0) | (8 if bad_data is not None else 0)
+            (4 if bad_offsets is not None else 0) | (8 if bad_data is not None else 0) | (32 if plf else 0)
     out = bytes([OP_CREATE, slot, dcode, n, flags])
     if null is not None:
         out += bytes([null])
@@ -253,7 +253,8 @@ def queries(x, y, layout="dense", status=0, null_out=False):
 
 
 # ---------------------------------------------------------------- TDA (opcode 15)
-TDA_FROM_BARCODES, TDA_EVALUATE, TDA_READOUT, TDA_REDUCE, TDA_COMBINE, TDA_ROUNDTRIP, TDA_SLICE = range(7)
+(TDA_FROM_BARCODES, TDA_EVALUATE, TDA_READOUT, TDA_REDUCE, TDA_COMBINE, TDA_ROUNDTRIP, TDA_SLICE,
+ TDA_COMPONENTS, TDA_LANDSCAPES) = range(9)
 SUMMARY = {"betti": 0, "stable_rank": 1, "accumulated": 2}
 BAD_ENUM = {"3": 240, "-1": 241, "1000": 242, "int_min": 243}  # enum_code(): 3 becomes 4 for the summary
 
@@ -342,6 +343,118 @@ def slice_(x, begin, end, dst=3, null_out=False):
     """SLICE: begin/end a small index (taken mod n + 3) or "max" (UINT64_MAX)."""
     code = lambda v: 255 if v == "max" else v
     return bytes([OP_TDA, TDA_SLICE, x, code(begin), code(end), 1 if null_out else 0, dst])
+
+
+def components(x, on=1):
+    """COMPONENTS: mpcf_pcfs_set_component_axis(x, on); on is a signed byte."""
+    return bytes([OP_TDA, TDA_COMPONENTS, x, on & 0xFF])
+
+
+CLIP = {math.inf: 0, 10: 1, 0: 2, -5: 3, 1e6: 4, "nan": 5, -math.inf: 6, 1e39: 7}
+SIL_Q = {0: 0, 1: 1, 2: 2, 0.5: 3, 3: 4, -1: 5, "nan": 6, math.inf: 7, 1e300: 8}
+
+
+def _bars(barcodes):
+    out = bytes([len(b) for b in barcodes])
+    for bc in barcodes:
+        for b, d in bc:
+            out += val(b) + _death(b, d)
+    return out
+
+
+def _clip(clip):
+    if clip in CLIP:
+        return bytes([CLIP[clip]])
+    return bytes([8]) + val(clip)
+
+
+def landscapes(dst, barcodes, k=2, clip=math.inf, dtype="f64", raw_dtype=None, null=()):
+    """LANDSCAPES (mpcf_plfs_landscapes): k 0..6; clip a CLIP key or a number."""
+    dcode = (0x80 | raw_dtype) if raw_dtype is not None else (1 if dtype == "f32" else 0)
+    flags = (1 if "out" in null else 0) | (2 if "offsets" in null else 0) | (4 if "bars" in null else 0)
+    return bytes([OP_TDA, TDA_LANDSCAPES, dst, 0, dcode, len(barcodes), flags]) + _bars(barcodes) + \
+        bytes([k]) + _clip(clip)
+
+
+def silhouettes(dst, barcodes, q=1, clip=math.inf, dtype="f64", null=()):
+    """LANDSCAPES with bit 0 set: mpcf_plfs_silhouettes, q a SIL_Q key."""
+    dcode = 1 if dtype == "f32" else 0
+    flags = (1 if "out" in null else 0) | (2 if "offsets" in null else 0) | (4 if "bars" in null else 0)
+    return bytes([OP_TDA, TDA_LANDSCAPES, dst, 1, dcode, len(barcodes), flags]) + _bars(barcodes) + \
+        bytes([SIL_Q[q]]) + _clip(clip)
+
+
+def plf_seeds():
+    """PLF collections (CREATE flag 32), the component axis, landscapes and
+    silhouettes."""
+    s = {}
+    tent = [(0, 0), (1, 1), (2, 0)]
+    ramp = [(-1, 2), (0.5, -1), (3, 0.25)]
+    tail = [(0, 1), (1, 3)]
+    single = [(0.5, -2)]
+    fns = [tent, ramp, tail, single]
+    for dt in ("f64", "f32"):
+        c = create(0, fns, dtype=dt, plf=True) + create(1, [ramp, tent, [(0, 0), (2, 2), (4, 0)]], dtype=dt,
+                                                          plf=True, interleaved=True)
+        s[f"plf-pairs-{dt}"] = c + b"".join(pair(0, i, 1, j, p=p) for i, j, p in
+                                            [(0, 0, 1), (0, 1, 2), (1, 0, 3), (3, 2, math.inf), (0, 2, 1.5),
+                                             (2, 2, 1), (1, 1, 7.5), (3, 1, 100)]) + \
+            pair(0, 0, 1, 2, kernel=True) + pair(0, 2, 0, 3, kernel=True) + pair(0, 1, 0, 1, p=2)
+        s[f"plf-matrices-{dt}"] = c + pdist(0) + pdist(0, p=2.0, layout="dense") + pdist(0, p=math.inf) + \
+            pdist(0, p=3.0, layout="packed") + l2_kernel(0) + cdist(0, 1) + cdist(0, 1, metric="kernel") + \
+            lp_norm(0, p=2.0) + lp_norm(1) + knn(0, k=2) + knn(0, 1, k=3) + stream(0) + \
+            stream(0, 1, metric="kernel") + matvec(0, kernel="l2", r=1, V=(1, -1, 0.5, 2)) + \
+            matvec(0, 1, kernel="gaussian", p=2.0, r=1, V=(1, 0.5, -2)) + concurrent(0, p=2.0)
+        s[f"plf-window-{dt}"] = c + options(window=(0.25, 2.5)) + pdist(0) + pdist(0, p=2.0) + \
+            pdist(0, p=math.inf) + l2_kernel(0) + cdist(0, 1, p=1.5) + lp_norm(0) + \
+            options(window=(-math.inf, 0.75)) + pdist(0, p=4.0) + l2_kernel(0, layout="packed")
+    c = create(0, fns, plf=True) + create(1, fns)
+    s["plf-mixed-kinds"] = c + pair(0, 0, 1, 0) + pair(1, 0, 0, 0, kernel=True) + cdist(0, 1) + cdist(1, 0) + \
+        knn(0, 1, k=1) + stream(0, 1) + matvec(0, 1, r=1, V=(1, 1, 1, 1)) + combine(1, 0, 1, 1) + \
+        queries(0, 1)
+    s["plf-cuda-refused"] = c + options(backend="cuda") + pdist(0) + l2_kernel(0) + cdist(0, 0) + knn(0, k=1) + \
+        stream(0) + matvec(0, r=1, V=(1, 1, 1, 1)) + pair(0, 0, 0, 1) + lp_norm(0) + pdist(1)
+    s["plf-tda"] = create(0, [tent, [(0.5, 1), (1, 0)], [(0, 2), (1.5, 1)]], plf=True) + \
+        evaluate(0, [-math.inf, 0, 0.5, 0.75, 1.25, math.inf, ("bp", 1, 1), ("bp", 2, 2)]) + readout(0) + \
+        reduce_(0, "sum") + reduce_(0, "mean", dst=2) + combine(1, 0, -1, 0) + combine(2, 0, 0.5, 0, dst=1) + \
+        roundtrip(0) + slice_(0, 1, 3, dst=1) + pdist(1) + \
+        create(2, [tent, [(0, 1), (3, 0)]], plf=True) + reshape(2, [2, 1]) + reduce_(2, "sum", 0) + \
+        reduce_(2, "sum", 1)
+    # objects: the component axis
+    six = [tent, ramp, tail, single, [(0, 1), (1, 0)], [(0.25, -1)]]
+    s["components-pcf"] = create(0, six) + create(1, six[::-1]) + components(0) + reshape(0, [3, 2]) + \
+        components(0) + components(1) + reshape(1, [2, 3]) + components(1) + pdist(0) + pdist(0, p=2.0) + \
+        pdist(0, p=math.inf) + l2_kernel(0) + cdist(0, 1) + reshape(1, [3, 2]) + components(1) + cdist(0, 1) + \
+        cdist(0, 1, metric="kernel", mode="wait") + knn(0, k=2) + knn(0, 1, k=3) + lp_norm(0, p=3.0) + \
+        pair(0, 0, 1, 2, p=1.5) + pair(0, 2, 0, 2, kernel=True) + stream(0) + stream(0, 1) + \
+        matvec(0, kernel="laplacian", r=1, V=(1, 2, 3)) + matvec(0, 1, kernel="l2", r=2, V=(1, 0, 0, 1, 1, 1)) + \
+        queries(0, 1) + components(1, 0) + cdist(0, 1) + queries(0, 1) + options(backend="cuda") + pdist(0) + \
+        options_reset() + concurrent(0, p=1.0) + pdist(0, mode="drop_input") + components(0, -3) + pdist(0)
+    s["components-errors"] = create(0, six) + components(0) + components(4) + create(1, []) + \
+        reshape(1, [2, 0]) + components(1) + reshape(1, [0, 2]) + components(1) + pdist(1) + \
+        reshape(0, [6, 1]) + components(0) + pdist(0) + create(2, six) + reshape(2, [6, 1]) + cdist(0, 2) + \
+        roundtrip(0) + slice_(0, 0, 6, dst=3) + cdist(0, 3)
+    s["components-plf"] = create(0, six, plf=True) + reshape(0, [2, 3]) + components(0) + pdist(0) + \
+        pdist(0, p=2.5) + l2_kernel(0) + lp_norm(0, p=math.inf) + knn(0, k=1) + \
+        options(window=(0, 1.5)) + pdist(0, p=1.0) + matvec(0, r=1, V=(1, -1))
+    bars = [[(0, 2), (1, 3), (0.5, 4)], [(1, 1.5), (2, 2)], [], [(-1, 4), (-1, 4), (3, 3.25), (0, 0.75)]]
+    for dt in ("f64", "f32"):
+        s[f"landscapes-{dt}"] = landscapes(0, bars, k=2, dtype=dt) + landscapes(1, bars[:2], k=3, dtype=dt) + \
+            pdist(1) + components(1) + pdist(1) + pdist(1, p=2.0) + l2_kernel(1) + \
+            silhouettes(2, bars, q=1, dtype=dt) + silhouettes(3, bars, q=0, dtype=dt) + cdist(2, 3) + \
+            silhouettes(2, bars, q=2, dtype=dt) + silhouettes(2, bars, q=0.5, dtype=dt) + evaluate(2, [0.5, 1.25])
+    s["landscapes-errors"] = (
+        landscapes(0, bars, k=0) + landscapes(0, [[(0, math.inf)]], k=1) + landscapes(0, [[(0, math.inf)]], k=2, clip=10) +
+        landscapes(0, [[(0, math.inf), (12, math.inf)]], k=2, clip=10) + landscapes(0, [[(0, 1)]], clip="nan") +
+        landscapes(0, [[(0, 1)]], clip=-math.inf) + landscapes(0, [[(0, 1)]], clip=1e39, dtype="f32") +
+        landscapes(0, [[(0, 1)]], null=("out",)) + landscapes(0, [[(0, 1)]], null=("offsets",)) +
+        landscapes(0, [[(0, 1)]], null=("bars",)) + landscapes(0, [[(0, 1)]], raw_dtype=3) +
+        landscapes(0, [[(0, 1), (2, 1)]]) + landscapes(0, [[(0, math.nan)]]) + landscapes(0, [[(-1e308, 1.7e308)]]) +
+        silhouettes(0, bars, q=-1) + silhouettes(0, bars, q="nan") + silhouettes(0, bars, q=math.inf) +
+        silhouettes(0, [[(1, math.inf)], [(0, 1)]]) + silhouettes(0, [[(1, math.inf)], [(0, 1)]], clip=-5) +
+        silhouettes(0, [[(0, 2), (0, 1)]], q=1e300) + landscapes(0, [[(0, 1e39)]], dtype="f32") +
+        landscapes(0, [[], []], k=6))
+    return s
 
 
 def tda_seeds():
@@ -581,8 +694,27 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed()). None today."""
-    return {}
+    until its fix lands (then it moves to capi_fixed())."""
+    r = {}
+    # P: the mat-vec's bound B takes a PLF's norms as if it were piecewise
+    # constant: here the library's B = 19.5 (100 on a piece of width 2^-10,
+    # twice) while <f, f> = 3333.4: MPCF_ERROR_INTERNAL "a term of output
+    # (0, 0) exceeds its bound" (expected MPCF_OK, out = <f, f>).
+    spike = [(0, 0), (1, 100), (1 + 2 ** -10, 0)]
+    r["P-plf-matvec-l2-bound-pcf-norms"] = create(0, [spike], plf=True) + matvec(0, kernel="l2", r=1, V=(1,))
+    # the same in a window that cuts a steep segment (found by mutating the
+    # PLF seeds): f = (0, 0), (1, 1), (2, -14007) on [0, 1.5)
+    r["P-plf-matvec-l2-bound-window"] = create(0, [[(0, 0), (1, 1), (2, -14007)]], plf=True) + \
+        options(window=(0, 1.5)) + matvec(0, kernel="l2", r=1, V=(1,))
+    # L: a Betti-curve bar (-1e308, 1.7e308), both ends float64 numbers, is
+    # refused because its length overflows double (expected MPCF_OK: the
+    # curve 1 on [-1e308, 1.7e308)).
+    r["L-betti-bar-length-overflows-double"] = from_barcodes(0, "betti", [[(-1e308, 1.7e308)]])
+    # Q: a silhouette whose longest bar has a subnormal length: the scaling
+    # 2^-exponent overflows, "the silhouette has a value that overflows"
+    # (expected MPCF_OK: a tent of height 5e-310, float64).
+    r["Q-silhouette-subnormal-bar"] = silhouettes(0, [[(0, 1e-309)]], q=0)
+    return r
 
 
 def capi_fixed_tda():
@@ -835,6 +967,7 @@ def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "corpus")
     write(os.path.join(root, "capi"), capi_seeds())
     write(os.path.join(root, "capi"), {"seed-" + k: v for k, v in tda_seeds().items()})
+    write(os.path.join(root, "capi"), {"seed-" + k: v for k, v in plf_seeds().items()})
     write(os.path.join(root, "capi"), capi_fixed())
     write(os.path.join(root, "capi"), capi_found_by_fuzzing())
     write(os.path.join(root, "capi"), capi_fixed_tda())
