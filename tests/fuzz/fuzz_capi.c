@@ -60,36 +60,12 @@ enum {
  * widths computed in the dtype; E, float64 partial sums past DBL_MAX; U,
  * float64 products f g that round to 0. Their reproducers are the fixed-*
  * and limit-* inputs of the corpus; so are those of S, T, V and X, found by
- * fuzzing the TDA entry points and the mat-vec, fixed since.) */
+ * fuzzing the TDA entry points and the mat-vec, and of P (a PLF's mat-vec
+ * bound from piecewise constant norms), L (a Betti-curve bar whose length
+ * overflows double refused) and Q (silhouettes of a subnormal longest bar
+ * refused), found by fuzzing the PLF entry points, fixed since.) */
 typedef enum known_defect {
   KNOWN_NONE,
-  /* P: mpcf_kernel_matvec with the L2 kernel on PLF collections forms the
-   * norms of its bound B as if the functions were piecewise constant
-   * (kernel_matvec.hpp function_norms, from api_reduce.cpp norms_of: |v_k|
-   * times the width of [t_k, t_{k+1})), not the PLF's own sup and L1 norms
-   * that mpcf.h's B names. Too small a B: a term exceeds it and the call
-   * fails with MPCF_ERROR_INTERNAL "a term of output (i, c) exceeds its
-   * bound" (e.g. f = (0, 0), (1, 100), (1 + 2^-10, 0): PCF-view B = 19.5,
-   * <f, f> = 3333); too large a B: a coarser grid, or a refusal below the
-   * range limit. Skipped: INTERNAL and the refusal are allowed, NaN outputs
-   * with them, and the error bound uses the larger of the two B.
-   * Reproducers: corpus/capi/regressions/P-*. */
-  KNOWN_P_PLF_MATVEC_BOUND_NORMS,
-  /* L: mpcf_pcfs_from_barcodes refuses a Betti-curve bar whose length
-   * death - birth overflows double ("its length death - birth overflows
-   * double precision", tda.cpp) although its ends fit the dtype: mpcf.h's
-   * list of bad bars has values that overflow the dtype only, and a Betti
-   * curve needs no length. Skipped: the refusal is allowed there.
-   * Reproducer: corpus/capi/regressions/L-*. */
-  KNOWN_L_BETTI_LENGTH_OVERFLOW,
-  /* Q: mpcf_plfs_silhouettes refuses a barcode whose longest bar is shorter
-   * than 2^-1021 (a subnormal length, e.g. the bar (0, 1e-309)) with
-   * "barcode 0: the silhouette has a value that overflows float32/float64":
-   * the tents are scaled by 2^-exponent(longest) (plf_tda.cpp silhouette()),
-   * which overflows double to inf. Every value is at most half the longest
-   * bar. Skipped: the refusal is allowed there. Reproducer:
-   * corpus/capi/regressions/Q-*. */
-  KNOWN_Q_SILHOUETTE_SUBNORMAL_BARS,
   KNOWN_COUNT
 } known_defect;
 
@@ -2317,7 +2293,6 @@ static void op_stream(fz_reader* r, state* st) {
  * the pieces of positive width in the window, and L1 over the bounded ones.
  * A PLF's norms are its own (the largest |f| at the ends of its pieces in
  * the window, the integral of |f| over its bounded pieces), in long double. */
-static int g_pcf_view; /* known defect P: the library's norms of a PLF (as if piecewise constant) */
 static void fn_norms1(const slot* s, uint64_t i, double a, double b, long double* linf, long double* l1b) {
   *linf = 0;
   *l1b = 0;
@@ -2328,7 +2303,7 @@ static void fn_norms1(const slot* s, uint64_t i, double a, double b, long double
     const double l = fmax(t[k], a);
     const double r = fmin(k + 1 < m ? t[k + 1] : INFINITY, b);
     if (!(r > l)) continue;
-    if (s->plf && !g_pcf_view && k + 1 < m) {
+    if (s->plf && k + 1 < m) {
       const long double fl = plf_at(t, vv, m, l, 1), fr = plf_at(t, vv, m, r, 0);
       const long double mx = fmaxl(fabsl(fl), fabsl(fr));
       if (mx == 0) continue;
@@ -2461,11 +2436,6 @@ static void op_matvec(fz_reader* r, state* st) {
       }
     }
   }
-  /* known defect P (PLF norms of the bound): INTERNAL, and a refusal from
-   * the library's B */
-  const int defect_p = x != NULL && x->plf && kernel == MPCF_KERNEL_L2 && e.errors == 0 &&
-                       fz_known(KNOWN_P_PLF_MATVEC_BOUND_NORMS, 1);
-  if (defect_p) e.also |= ST(MPCF_ERROR_INTERNAL), refused = 1;
   if (refused) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
@@ -2483,7 +2453,7 @@ static void op_matvec(fz_reader* r, state* st) {
   check_status(mode == EXEC_SYNC ? "mpcf_kernel_matvec" : "mpcf_kernel_matvec_start", s, allowed_of(e));
   if (s != MPCF_OK) {
     /* Refused by the range rule while computing: NaN or untouched. */
-    const int m_nan = refused && (s == MPCF_ERROR_INVALID_ARGUMENT || (defect_p && s == MPCF_ERROR_INTERNAL)) &&
+    const int m_nan = refused && s == MPCF_ERROR_INVALID_ARGUMENT &&
                       all_nan(out, dt, need);
     FZ_CHECK((m_nan || is_canary(out, cap * esz)) && task == sentinel,
              "mpcf_kernel_matvec failed with %s and still wrote an output", mpcf_status_name(s));
@@ -2498,9 +2468,7 @@ static void op_matvec(fz_reader* r, state* st) {
        caller's V would now see NaN (all bits set) and give other values. */
     memset(V, 0xFF, (nv + 1) * esz);
     final = finish_task(task, mode,
-                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0) |
-                            (defect_p ? ST(MPCF_ERROR_INTERNAL) : 0),
-                        &destroyed);
+                        ST(MPCF_OK) | (refused ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0), &destroyed);
   }
   FZ_CHECK(is_canary((unsigned char*)out + need * esz, (cap - need) * esz), "mpcf_kernel_matvec wrote beyond its %llu elements",
            (unsigned long long)need);
@@ -2560,12 +2528,6 @@ static void op_matvec(fz_reader* r, state* st) {
         continue;
       }
       long double B = matvec_bound(x, i, cols, kernel, vals, rc, c, wa, wb);
-      if (defect_p) {
-        g_pcf_view = 1;
-        const long double Bl = matvec_bound(x, i, cols, kernel, vals, rc, c, wa, wb);
-        g_pcf_view = 0;
-        if (Bl > B) B = Bl;
-      }
       const long double grid = (n4 + 1) * ldexpl(1.0L, -149) * B;
       const long double err = fabsl((long double)got - sum);
       const long double allowed = tol * mag + grid + 4 * (long double)dtype_denorm_min(dt);
@@ -2880,9 +2842,6 @@ static void tda_from_barcodes(fz_reader* r, state* st) {
       const int positive = d > b;
       if (kind == MPCF_BETTI_CURVE) {
         const int ob = overflows(dt, b), od = isinf(d) ? 0 : overflows(dt, d);
-        if (positive && !isinf(d) && !isfinite(d - b) && fz_known(KNOWN_L_BETTI_LENGTH_OVERFLOW, 1)) {
-          e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable[i] = 0;
-        }
         if (positive && (ob == 1 || od == 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
         else if (ob || od) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable[i] = 0;
       } else {
@@ -3572,18 +3531,6 @@ static void tda_landscapes(fz_reader* r, state* st) {
     const int ob = overflows(dt, bi), od = overflows(dt, death);
     if (ob == 1 || od == 1) bar_error = 1, e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
     else if (ob || od) e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable = 0;
-  }
-  if (silhouette) {
-    for (uint64_t i = 0; i < n; ++i) {
-      double longest = 0;
-      for (uint64_t b = off[i]; b < off[i + 1]; ++b) {
-        const double bi = bars[2 * b], de = isinf(bars[2 * b + 1]) ? clip : bars[2 * b + 1];
-        if (bi < de && de - bi > longest) longest = de - bi;
-      }
-      if (longest > 0 && longest < 0x1p-1021 && fz_known(KNOWN_Q_SILHOUETTE_SUBNORMAL_BARS, 1)) {
-        e.also |= ST(MPCF_ERROR_INVALID_ARGUMENT), checkable = 0;
-      }
-    }
   }
   mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x1a5d;
   mpcf_pcfs* out = sentinel;

@@ -530,8 +530,8 @@ MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uin
  *  its finite terms, computed before the sum (Gaussian, Laplacian: max_j
  *  |V[j][c]|; L2: ||X_i||_inf max_j L1b(Y_j) |V[j][c]| + L1b(X_i) max_j
  *  ||Y_j||_inf |V[j][c]|, with L1b the L1 norm over the bounded pieces, on
- *  the window; for PLFs both norms take max(|v_k|, |v_{k+1}|) on each
- *  segment, an upper bound; for objects of several components the largest
+ *  the window, a PLF's own: the largest |f| at the ends of its pieces in
+ *  the window and the integral of |f| over its bounded pieces; for objects of several components the largest
  *  sup norm and the sum of the L1b of the components). Before its final rounding to the dtype, out[i][c] is within
  *  n^4 2^-150 B of the exact sum (n = count(Y)): relative to B, not to the
  *  terms themselves, so a few huge |V[j][c]| (even where K_ij is 0) make

@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "mpcf/core/plf_operations.hpp"
+
 #include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/exact_sum.hpp"
@@ -94,25 +96,40 @@ FunctionNorms function_norms(const Point* f, std::size_t m, double a, double b) 
   return n;
 }
 
-// The same bounds for a PLF: on the segment [t_k, t_{k+1}] |f| is at most
-// max(|v_k|, |v_{k+1}|) (it is linear there), after the last breakpoint
-// |v_{m-1}|; so L-infinity is bounded by the largest such value over the
-// segments that meet the window, and L1 over the bounded ones by the sum of
-// width times that value. (Upper bounds: the mat-vec's grid needs no more.)
+// The same norms of a PLF, its own: on each segment [t_k, t_{k+1}] cut to
+// the window, f is linear between its values fl and fr at the cut ends
+// (interpolated as the PLF walk interpolates), so its largest |f| is
+// max(|fl|, |fr|) and the integral of |f| is the width times the mean of
+// |f| (split at the root where f changes sign; no square or sum overflows);
+// after the last breakpoint f is the constant v_{m-1} (unbounded: left out
+// of L1).
 template <typename Point>
 FunctionNorms linear_function_norms(const Point* f, std::size_t m, double a, double b) {
   FunctionNorms n;
+  auto value = [&](std::size_t k, double x) {
+    const double t0 = static_cast<double>(f[k].t), t1 = static_cast<double>(f[k + 1].t);
+    const double v0 = static_cast<double>(f[k].v), v1 = static_cast<double>(f[k + 1].v);
+    return x <= t0 ? v0 : x >= t1 ? v1 : detail::plf_interpolate(t0, v0, t1, v1, x);
+  };
   for (std::size_t k = 0; k < m; ++k) {
-    const double l = std::max(static_cast<double>(f[k].t), a);
     const bool last = k + 1 == m;
+    const double l = std::max(static_cast<double>(f[k].t), a);
     const double r = std::min(last ? std::numeric_limits<double>::infinity()
                                    : static_cast<double>(f[k + 1].t),
                               b);
-    const double v = std::max(std::fabs(static_cast<double>(f[k].v)),
-                              last ? 0.0 : std::fabs(static_cast<double>(f[k + 1].v)));
-    if (!(r > l) || v == 0) continue;
-    if (r < std::numeric_limits<double>::infinity()) n.l1 += (r - l) * v;
-    n.linf = std::max(n.linf, v);
+    if (!(r > l)) continue;
+    const double fl = last ? static_cast<double>(f[k].v) : value(k, l);
+    const double fr = last ? fl : value(k, r);
+    const double A = std::min(std::fabs(fl), std::fabs(fr)), B = std::max(std::fabs(fl), std::fabs(fr));
+    if (B == 0) continue;
+    n.linf = std::max(n.linf, B);
+    if (r == std::numeric_limits<double>::infinity()) continue;
+    // Same sign: (A + B) / 2; opposite signs: (A^2 + B^2) / (2 (A + B)),
+    // written ((B - A) + A * A / ((A + B) / 2)) / 2.
+    const double mean = (fl < 0) == (fr < 0) || A == 0
+                            ? 0.5 * A + 0.5 * B
+                            : 0.5 * ((B - A) + A * (A / (0.5 * A + 0.5 * B)));
+    n.l1 += (r - l) * mean;
   }
   return n;
 }
