@@ -57,6 +57,23 @@ mpcf::BarcodeSummary barcode_summary(const mpcf_barcode_summary& kind) {
                         "MPCF_STABLE_RANK or MPCF_ACCUMULATED_PERSISTENCE)");
 }
 
+// The argument checks of a barcode conversion to PLFs and its handle of the
+// given shape; make(T{}) builds the collection in the dtype T.
+template <typename Make>
+void plfs_of_barcodes(const mpcf_dtype& dtype, std::uint64_t n, const std::uint64_t* offsets,
+                      const double* bars, std::vector<std::uint64_t> shape, mpcf_pcfs** out,
+                      Make make) {
+  require(out, "out");
+  check_dtype(dtype);
+  require(offsets, "offsets");
+  if (offsets[n] > 0) require(bars, "bars");
+  if (raw_enum(dtype) == MPCF_FLOAT32) {
+    *out = new_handle<float>(make(float{}), std::move(shape), MPCF_PIECEWISE_LINEAR);
+  } else {
+    *out = new_handle<double>(make(double{}), std::move(shape), MPCF_PIECEWISE_LINEAR);
+  }
+}
+
 mpcf::Reduction reduction(const mpcf_reduction& op) {
   switch (raw_enum(op)) {
     case MPCF_REDUCE_SUM: return mpcf::Reduction::Sum;
@@ -196,34 +213,18 @@ mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind, mpcf_dtype dtype,
 mpcf_status mpcf_plfs_landscapes(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
                                  const double* bars, uint64_t k, double clip, mpcf_pcfs** out) {
   return api_entry("mpcf_plfs_landscapes", [&] {
-    require(out, "out");
-    check_dtype(dtype);
-    require(offsets, "offsets");
-    if (offsets[n] > 0) require(bars, "bars");
-    if (raw_enum(dtype) == MPCF_FLOAT32) {
-      *out = new_handle<float>(mpcf::landscapes<float>(n, offsets, bars, k, clip), {n, k},
-                               MPCF_PIECEWISE_LINEAR);
-    } else {
-      *out = new_handle<double>(mpcf::landscapes<double>(n, offsets, bars, k, clip), {n, k},
-                                MPCF_PIECEWISE_LINEAR);
-    }
+    plfs_of_barcodes(dtype, n, offsets, bars, {n, k}, out, [&](auto tag) {
+      return mpcf::landscapes<decltype(tag)>(n, offsets, bars, k, clip);
+    });
   });
 }
 
 mpcf_status mpcf_plfs_silhouettes(mpcf_dtype dtype, uint64_t n, const uint64_t* offsets,
                                   const double* bars, double q, double clip, mpcf_pcfs** out) {
   return api_entry("mpcf_plfs_silhouettes", [&] {
-    require(out, "out");
-    check_dtype(dtype);
-    require(offsets, "offsets");
-    if (offsets[n] > 0) require(bars, "bars");
-    if (raw_enum(dtype) == MPCF_FLOAT32) {
-      *out = new_handle<float>(mpcf::silhouettes<float>(n, offsets, bars, q, clip), {n},
-                               MPCF_PIECEWISE_LINEAR);
-    } else {
-      *out = new_handle<double>(mpcf::silhouettes<double>(n, offsets, bars, q, clip), {n},
-                                MPCF_PIECEWISE_LINEAR);
-    }
+    plfs_of_barcodes(dtype, n, offsets, bars, {n}, out, [&](auto tag) {
+      return mpcf::silhouettes<decltype(tag)>(n, offsets, bars, q, clip);
+    });
   });
 }
 

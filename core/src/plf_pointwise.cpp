@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mpcf/core/barcode_checks.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/number_text.hpp"
 #include "mpcf/core/plf_builder.hpp"
@@ -16,10 +17,7 @@ namespace mpcf {
 
 namespace {
 
-template <typename T>
-const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
+using detail::dtype_name;
 
 // (t - t0) / (t1 - t0) for t0 <= t < t1; in halves when the width overflows
 // (float64 times near the ends of the range).

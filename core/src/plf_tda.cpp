@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mpcf/core/barcode_checks.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/number_text.hpp"
 #include "mpcf/core/plf_builder.hpp"
@@ -15,46 +16,11 @@ namespace mpcf {
 
 namespace {
 
-template <typename T>
-const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
-
-template <typename T>
-bool representable(double x) {
-  return std::isfinite(static_cast<T>(x));
-}
+using detail::bad_bar;
+using detail::dtype_name;
+using detail::representable;
 
 // ---- validation (the messages of tda.cpp, plus clipping) ----
-
-std::string bar_prefix(std::uint64_t barcode, std::uint64_t bar, double birth, double death) {
-  return "barcode " + std::to_string(barcode) + ", bar " + std::to_string(bar) + " (birth " +
-         number_text(birth) + ", death " + number_text(death) + "): ";
-}
-
-[[noreturn]] void bad_bar(std::uint64_t barcode, std::uint64_t bar, double birth, double death,
-                          const std::string& what) {
-  throw InvalidArgument(bar_prefix(barcode, bar, birth, death) + what);
-}
-
-void validate_offsets(std::uint64_t n, const std::uint64_t* offsets) {
-  if (offsets[0] != 0) {
-    throw InvalidArgument("barcode offsets[0] is " + std::to_string(offsets[0]) +
-                          "; it must be 0");
-  }
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (offsets[i + 1] < offsets[i]) {
-      throw InvalidArgument("barcode offsets[" + std::to_string(i + 1) + "] = " +
-                            std::to_string(offsets[i + 1]) + " is smaller than offsets[" +
-                            std::to_string(i) + "] = " + std::to_string(offsets[i]) +
-                            "; offsets must be non-decreasing");
-    }
-  }
-  if (offsets[n] > std::numeric_limits<std::uint64_t>::max() / 2) {
-    throw InvalidArgument("barcode offsets[" + std::to_string(n) + "] = " +
-                          std::to_string(offsets[n]) + " is too large");
-  }
-}
 
 template <typename T>
 void validate_clip(double clip) {
@@ -97,7 +63,7 @@ void validate_bar(std::uint64_t i, std::uint64_t j, double b, double d, double c
 
 template <typename T>
 void validate(std::uint64_t n, const std::uint64_t* offsets, const double* bars, double clip) {
-  validate_offsets(n, offsets);
+  detail::validate_barcode_offsets(n, offsets);
   validate_clip<T>(clip);
   for (std::uint64_t i = 0; i < n; ++i) {
     for (std::uint64_t k = offsets[i]; k < offsets[i + 1]; ++k) {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "mpcf/core/barcode_checks.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/number_text.hpp"
 #include "mpcf/core/pcf_builder.hpp"
@@ -13,10 +14,7 @@ namespace mpcf {
 
 namespace {
 
-template <typename T>
-const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
+using detail::dtype_name;
 
 // A function during a sum: breakpoints of the input dtype, values in double.
 // Empty means the zero function.

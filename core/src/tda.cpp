@@ -7,25 +7,15 @@
 #include <utility>
 #include <vector>
 
+#include "mpcf/core/barcode_checks.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/number_text.hpp"
 #include "mpcf/core/pcf_builder.hpp"
 
 namespace mpcf {
 
-namespace {
+namespace detail {
 
-template <typename T>
-const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
-
-template <typename T>
-bool representable(double x) {
-  return std::isfinite(static_cast<T>(x));
-}
-
-// "barcode i, bar j (birth b, death d): " -- the start of every bar error.
 std::string bar_prefix(std::uint64_t barcode, std::uint64_t bar, double birth, double death) {
   return "barcode " + std::to_string(barcode) + ", bar " + std::to_string(bar) + " (birth " +
          number_text(birth) + ", death " + number_text(death) + "): ";
@@ -35,8 +25,6 @@ std::string bar_prefix(std::uint64_t barcode, std::uint64_t bar, double birth, d
                           const std::string& what) {
   throw InvalidArgument(bar_prefix(barcode, bar, birth, death) + what);
 }
-
-double meanage(double birth, double death) { return 0.5 * birth + 0.5 * death; }
 
 void validate_barcode_offsets(std::uint64_t n, const std::uint64_t* offsets) {
   if (offsets[0] != 0) {
@@ -56,6 +44,18 @@ void validate_barcode_offsets(std::uint64_t n, const std::uint64_t* offsets) {
                           std::to_string(offsets[n]) + " is too large");
   }
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::bad_bar;
+using detail::dtype_name;
+using detail::representable;
+using detail::validate_barcode_offsets;
+
+double meanage(double birth, double death) { return 0.5 * birth + 0.5 * death; }
+
 
 template <typename T>
 void validate_bar(BarcodeSummary kind, std::uint64_t i, std::uint64_t j, double b, double d) {
