@@ -1608,11 +1608,10 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   /* the messages are checked when these are the only reasons */
   const unsigned other_errors = e.errors & ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
-  if (c->kind == MAT_CDIST) {
-    kinds = pair_kind_errors(&e, c->x, c->y) == 1 && other_errors == 0 && e.errors == ST(MPCF_ERROR_INVALID_ARGUMENT);
-  }
+  const int mixed = c->kind == MAT_CDIST ? pair_kind_errors(&e, c->x, c->y) : 0;
+  kinds = mixed == 1 && other_errors == 0;
   if (args_known) {
-    cpu_only = cpu_only_errors(&e, st, c->use_opts, c->x, mat_pairs(c) > 0) && other_errors == 0 && !kinds &&
+    cpu_only = cpu_only_errors(&e, st, c->use_opts, c->x, mat_pairs(c) > 0) && other_errors == 0 && mixed == 0 &&
                e.errors == ST(MPCF_ERROR_INVALID_ARGUMENT);
   }
   const mpcf_options* oh = c->use_opts ? o->h : NULL;

@@ -511,8 +511,27 @@ static void check_file(const uint8_t* p, size_t size, const char* what) {
   } else {
     FZ_CHECK(out != NULL && out != sentinel, "%s: mpcf_pcfs_deserialize succeeded without a handle", what);
     check_same_data(what, out, &m);
-    check_serializes_to(what, out, p, size);
-    check_serializes_to("mpcf_pcfs_create of the file's arrays", created, p, size);
+    /* A version 2 file of function type 1 (PCFs) is a valid file, but
+     * libmpcf writes PCF collections as version 1 (mpcf.h): the same
+     * collection in version 1 (version 1, the uint32 ndim and type become
+     * one uint64 ndim, the hash recomputed), the one encoding serialize
+     * gives (found by fuzz_pcf_file: a v2 type-1 file serialized to other
+     * bytes). The sizes agree: 4 + 4 bytes against 8. */
+    const uint8_t* want = p;
+    uint8_t* v1 = NULL;
+    if (le32(p + 8) == 2 && m.type == 1) {
+      v1 = malloc(size);
+      FZ_CHECK(v1 != NULL, "malloc");
+      memcpy(v1, p, size);
+      v1[8] = 1, v1[9] = v1[10] = v1[11] = 0;
+      v1[20] = v1[21] = v1[22] = v1[23] = 0;
+      const uint64_t h = fnv1a(v1, size - 8);
+      for (int k = 0; k < 8; ++k) v1[size - 8 + k] = (uint8_t)(h >> (8 * k));
+      want = v1;
+    }
+    check_serializes_to(what, out, want, size);
+    check_serializes_to("mpcf_pcfs_create of the file's arrays", created, want, size);
+    free(v1);
     /* deserializing the serialization (the same bytes, from another buffer) */
     uint8_t* copy = malloc(size);
     FZ_CHECK(copy != NULL, "malloc");

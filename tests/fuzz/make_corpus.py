@@ -870,19 +870,25 @@ def fnv1a(data):
 
 
 def pcf_file(fns, dtype="f64", shape=None, version=1, raw_dtype=None, ndim=None, n=None, total=None,
-             offsets=None, hash_fix=0):
+             offsets=None, hash_fix=0, v2type=None):
     """The bytes of an mpcf PCF file (README.md, "The PCF file format"),
     written here from the documentation, not by the library: fns is a list
     of functions, each a list of (t, v). The keyword arguments override a
-    field to make a broken file (hash_fix is added to the hash)."""
+    field to make a broken file (hash_fix is added to the hash). v2type:
+    a version 2 file (uint32 ndim, uint32 function type v2type)."""
     fmt = "<f" if dtype == "f32" else "<d"
     off = [0]
     for f in fns:
         off.append(off[-1] + len(f))
     shape = [len(fns)] if shape is None else shape
     body = PCF_MAGIC + struct.pack("<II", version, raw_dtype if raw_dtype is not None else (1 if dtype == "f32" else 2))
-    body += struct.pack("<QQQ", len(shape) if ndim is None else ndim, len(fns) if n is None else n,
-                        off[-1] if total is None else total)
+    nd = len(shape) if ndim is None else ndim
+    if v2type is not None:
+        body = PCF_MAGIC + struct.pack("<II", 2, raw_dtype if raw_dtype is not None else (1 if dtype == "f32" else 2))
+        body += struct.pack("<II", nd, v2type)
+    else:
+        body += struct.pack("<Q", nd)
+    body += struct.pack("<QQ", len(fns) if n is None else n, off[-1] if total is None else total)
     body += b"".join(struct.pack("<Q", d) for d in shape)
     body += b"".join(struct.pack("<Q", o) for o in (off if offsets is None else offsets))
     body += b"".join(struct.pack(fmt, t) for f in fns for t, _ in f)
@@ -909,6 +915,12 @@ def pcf_file_seeds():
         # broken headers and lengths: MPCF_ERROR_INVALID_ARGUMENT
         "bad-magic": b"\x89MPCG" + pcf_file(two)[5:],
         "bad-version": pcf_file(two, version=2),
+        # version 2 holding PCFs (type 1): valid, and serialized as version 1
+        # (found by fuzz_pcf_file: the model expected the same bytes back)
+        "v2-type1-pcfs": pcf_file(two, v2type=1),
+        "v2-type1-empty-0x0": pcf_file([], shape=[0, 0], v2type=1),
+        "v2-type2-plfs": pcf_file(two, v2type=2),
+        "v2-type3": pcf_file(two, v2type=3),
         "bad-dtype-0": pcf_file(two, raw_dtype=0),
         "bad-dtype-3": pcf_file(two, raw_dtype=3),
         "bad-ndim-0": pcf_file(two, shape=[], ndim=0),
