@@ -202,7 +202,7 @@ void silhouette(const std::vector<Bar>& bars, double q, std::uint64_t index,
   // (down to a subnormal length, found by fuzzing: 2^1062 is inf) needs no
   // scaling, as no tent or sum then exceeds 1.
   exponent = std::max(exponent, 0);
-  const double down = std::ldexp(1.0, -exponent), up = std::ldexp(1.0, exponent);
+  const double down = std::ldexp(1.0, -exponent);  // a longest bar from 2^1023: 2^-1024
   times.clear();
   for (const Bar& bar : bars) {
     times.push_back(bar.birth);
@@ -225,7 +225,9 @@ void silhouette(const std::vector<Bar>& bars, double q, std::uint64_t index,
       sum += weights[j] * (tent * down);
     }
     alive.resize(kept);
-    if (!out.add(t, sum / total * up)) overflow<T>(index, "silhouette");
+    // Scaled back by ldexp, not by 2^exponent (inf for a longest bar of
+    // 2^1023 or more, found by fuzzing: (39019.5, 1.7e308) was refused).
+    if (!out.add(t, std::ldexp(sum / total, exponent))) overflow<T>(index, "silhouette");
   }
   out.end_function();
 }

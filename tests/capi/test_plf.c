@@ -426,6 +426,14 @@ static void test_silhouette_of_a_subnormal_bar(void** s) {
   expect(mpcf_pcfs_evaluate(S, &t, 1, &v, 1), MPCF_OK, NULL);
   assert_true(v == fmin(t, d - t));
   mpcf_pcfs_destroy(S);
+  /* And a longest bar of 2^1023 or more (its scale 2^1024 was inf, found by
+     fuzzing): the tent of (39019.5, 1.7e308) peaks at half its length. */
+  const double huge[2] = {39019.5, 1.7e308};
+  expect(mpcf_plfs_silhouettes(MPCF_FLOAT64, 1, offsets, huge, 1.0, INFINITY, &S), MPCF_OK, NULL);
+  const double mid = 0.5 * huge[0] + 0.5 * huge[1];
+  expect(mpcf_pcfs_evaluate(S, &mid, 1, &v, 1), MPCF_OK, NULL);
+  near(v, fmin(mid - huge[0], huge[1] - mid), 1e-15, "silhouette of a huge bar at its peak");
+  mpcf_pcfs_destroy(S);
 }
 
 int main(void) {
