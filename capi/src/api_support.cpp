@@ -196,14 +196,6 @@ bool use_cuda(const mpcf_options& o, double mergeSteps) {
   }
 }
 
-void require_cpu_for(const char* what, const mpcf_options& o) {
-  if (o.backend == MPCF_BACKEND_CUDA) {
-    throw InvalidArgument(std::string(what) +
-                          " are computed on the CPU backend only in this version; backend CUDA "
-                          "was requested (use MPCF_BACKEND_AUTO or MPCF_BACKEND_CPU)");
-  }
-}
-
 namespace {
 // The innermost callback scope of this thread: the scopes form a list on the
 // stack (no allocation), null outside every callback.

@@ -101,10 +101,6 @@ cuda::CudaExecutionConfig cuda_config(const mpcf_options& o);
 
 // The backend decision: the one place that knows both CPU and CUDA.
 bool use_cuda(const mpcf_options& o, double mergeSteps);
-// For work only the CPU backend does: InvalidArgument naming `what` when the
-// options ask for CUDA.
-void require_cpu_for(const char* what, const mpcf_options& o);
-
 // The request of a computation over X's rows and Y's columns (Y == nullptr:
 // the symmetric plane of X), with the options' window in X's dtype.
 template <typename T>
@@ -125,14 +121,6 @@ PairRequest<T> request_for(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec
 // The work of a request on the backend the options choose.
 template <typename T>
 std::unique_ptr<Work> make_work(PairRequest<T> request, const mpcf_options& o) {
-  if (request.components > 1 || request.linear) {
-    // The GPU engine computes single piecewise constant functions only
-    // (mpcf.h).
-    require_cpu_for(request.linear ? "piecewise linear functions"
-                                   : "objects of several functions (a component axis)",
-                    o);
-    return make_cpu_work<T>(std::move(request), cpu_config(o));
-  }
   if (use_cuda(o, request.merge_steps())) return cuda::make_work<T>(std::move(request), cuda_config(o));
   return make_cpu_work<T>(std::move(request), cpu_config(o));
 }

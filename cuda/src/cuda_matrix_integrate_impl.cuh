@@ -1,4 +1,5 @@
-// The factory of cuda_matrix_integrate_api.hpp, as a template; instantiated
+// The factory of cuda_matrix_integrate_api.hpp, as a template (single PCFs
+// to PcfBlockOp, PLFs and objects of several functions to ObjectBlockOp); instantiated
 // once per dtype in cuda_matrix_integrate_f32.cu / _f64.cu (two translation
 // units so the kernels of the two dtypes compile in parallel).
 #pragma once
@@ -7,6 +8,9 @@
 #include <utility>
 
 #include "mpcf/core/operations.hpp"
+#include "mpcf/core/plf_operations.hpp"
+#include "mpcf/core/plf_walk.hpp"
+#include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 
@@ -18,7 +22,15 @@ std::unique_ptr<Work> make_work(PairRequest<T> request, const CudaExecutionConfi
     throw std::logic_error("cuda::make_work: incomplete request");
   }
   std::vector<int> devices = validated_devices(cfg);
+  if (request.linear) {
+    return dispatch_plf_operation<T>(request.op, [&](auto op) -> std::unique_ptr<Work> {
+      return make_object_task<T, decltype(op), PlfPairWalk>(request, op, devices, cfg);
+    });
+  }
   return dispatch_operation<T>(request.op, [&](auto op) -> std::unique_ptr<Work> {
+    if (request.components > 1) {
+      return make_object_task<T, decltype(op), PairWalk>(request, op, devices, cfg);
+    }
     return make_pcf_task<T>(request, op, devices, cfg);
   });
 }

@@ -1292,23 +1292,6 @@ static int pair_kind_errors(expect* e, const slot* x, const slot* y) {
   return r;
 }
 
-/* PLFs and objects of several functions are computed on the CPU only:
- * backend CUDA is refused with MPCF_ERROR_INVALID_ARGUMENT ("... on the CPU
- * backend only"), not MPCF_ERROR_CUDA_UNAVAILABLE. With no work either may
- * come. Returns 1 when it applies. */
-static int cpu_only_errors(expect* e, const state* st, int use_opts, const slot* x, int work) {
-  if (x == NULL || !use_opts || st->o.backend != MPCF_BACKEND_CUDA) return 0;
-  if (!x->plf && x->K <= 1) return 0;
-  if (work) {
-    e->errors &= ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
-    e->also &= ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
-    e->errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
-  } else {
-    e->also |= ST(MPCF_ERROR_INVALID_ARGUMENT) | ST(MPCF_ERROR_CUDA_UNAVAILABLE);
-  }
-  return 1;
-}
-
 /* After a call that failed only for mixing kinds: the message names both. */
 static void check_kind_message(const char* call, mpcf_status s, int kinds) {
   if (kinds != 1 || s != MPCF_ERROR_INVALID_ARGUMENT) return;
@@ -1587,7 +1570,7 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   if (distance && (isnan(c->p) || c->p < 1)) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (c->kind == MAT_CDIST && c->x && c->y && c->x->dtype != c->y->dtype) e.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
   const int args_known = c->x && (c->kind != MAT_CDIST || c->y) && layout_ok;
-  int cpu_only = 0, kinds = 0;
+  int kinds = 0;
   if (args_known) {
     if (cap < needed) e.errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
     if (null_out && needed > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
@@ -1610,10 +1593,6 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   const unsigned other_errors = e.errors & ~ST(MPCF_ERROR_CUDA_UNAVAILABLE);
   const int mixed = c->kind == MAT_CDIST ? pair_kind_errors(&e, c->x, c->y) : 0;
   kinds = mixed == 1 && other_errors == 0;
-  if (args_known) {
-    cpu_only = cpu_only_errors(&e, st, c->use_opts, c->x, mat_pairs(c) > 0) && other_errors == 0 && mixed == 0 &&
-               e.errors == ST(MPCF_ERROR_INVALID_ARGUMENT);
-  }
   const mpcf_options* oh = c->use_opts ? o->h : NULL;
   char call[64];
   snprintf(call, sizeof call, "%s%s", mat_name(c), mode == EXEC_SYNC ? "" : "_start");
@@ -1632,11 +1611,6 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   if (deferred_cuda) allowed |= ST(MPCF_OK);
   check_status(call, s, allowed);
   check_kind_message(call, s, kinds);
-  if (cpu_only && s == MPCF_ERROR_INVALID_ARGUMENT) {
-    FZ_CHECK(strstr(mpcf_last_error_message(), "CPU backend only") != NULL,
-             "%s refused backend CUDA for %s without saying 'CPU backend only': '%s'", call,
-             c->x->plf ? "PLFs" : "objects", mpcf_last_error_message());
-  }
   if (s != MPCF_OK) {
     FZ_CHECK(is_canary(buf, cap * esz), "%s failed with %s and still wrote the output buffer", call,
              mpcf_status_name(s));
@@ -2058,7 +2032,6 @@ static void op_knn(fz_reader* r, state* st) {
     if ((null_d || null_i) && need > 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
     backend_window_errors(&e, st, use_opts, dt, need > 0);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, need > 0);
-    cpu_only_errors(&e, st, use_opts, x, need > 0);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? o->h : NULL;
@@ -2236,7 +2209,6 @@ static void op_stream(fz_reader* r, state* st) {
     const int work = L.nrows * L.ncols > 0;
     backend_window_errors(&e, st, use_opts, x->dtype, work);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
-    cpu_only_errors(&e, st, use_opts, x, work);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   mpcf_options* oh = use_opts ? st->o.h : NULL;
@@ -2417,7 +2389,6 @@ static void op_matvec(fz_reader* r, state* st) {
     const int work = need > 0 && objs(cols) > 0;
     backend_window_errors(&e, st, use_opts, x->dtype, work);
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, work);
-    cpu_only_errors(&e, st, use_opts, x, work);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   /* mpcf.h: when 4 n B exceeds the double range (n = count(Y)), the call

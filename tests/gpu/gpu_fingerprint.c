@@ -5,7 +5,11 @@
  * program runs against two builds of libmpcf (LD_LIBRARY_PATH) and a diff
  * of the two outputs shows whether a change kept the bits.
  *
- *   gpu_fingerprint [n] [devices]   (defaults 3000, all) */
+ *   gpu_fingerprint [n] [devices] [kind]   (defaults 3000, all, pcf)
+ *
+ * kind: pcf (single PCFs), plf (single PLFs: the same breakpoints read as
+ * piecewise linear), pcf2 (objects of 2 PCFs), plf3 (objects of 3 PLFs);
+ * n counts objects. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +45,7 @@ static void check(mpcf_status s, const char* what) {
 
 /* n functions, m uniform in [10, 200), t_0 = 0, gaps (0.05, 1), values (0, 10),
  * last value 0 (the benchmark's input). */
-static mpcf_pcfs* make(mpcf_dtype dtype, uint64_t n) {
+static mpcf_pcfs* make(mpcf_dtype dtype, uint64_t n, int linear) {
   uint64_t* off = malloc((n + 1) * sizeof *off);
   off[0] = 0;
   for (uint64_t i = 0; i < n; ++i) off[i + 1] = off[i] + 10 + (uint64_t)(next_unit() * 190);
@@ -64,11 +68,11 @@ static mpcf_pcfs* make(mpcf_dtype dtype, uint64_t n) {
       t32[k] = (float)t[k];
       v32[k] = (float)v[k];
     }
-    check(mpcf_pcfs_create(dtype, n, off, t32, v32, &h), "create");
+    check((linear ? mpcf_plfs_create : mpcf_pcfs_create)(dtype, n, off, t32, v32, &h), "create");
     free(t32);
     free(v32);
   } else {
-    check(mpcf_pcfs_create(dtype, n, off, t, v, &h), "create");
+    check((linear ? mpcf_plfs_create : mpcf_pcfs_create)(dtype, n, off, t, v, &h), "create");
   }
   free(off);
   free(t);
@@ -76,9 +80,34 @@ static mpcf_pcfs* make(mpcf_dtype dtype, uint64_t n) {
   return h;
 }
 
+/* n objects of K functions (K > 1: a component axis). */
+static mpcf_pcfs* make_objects(mpcf_dtype dtype, uint64_t n, int linear, uint64_t K) {
+  mpcf_pcfs* h = make(dtype, n * K, linear);
+  if (K > 1) {
+    const uint64_t shape[2] = {n, K};
+    check(mpcf_pcfs_reshape(h, 2, shape), "reshape");
+    check(mpcf_pcfs_set_component_axis(h, 1), "component axis");
+  }
+  return h;
+}
+
 int main(int argc, char** argv) {
   const uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 3000;
   const int ndev = argc > 2 ? atoi(argv[2]) : 0;
+  const char* kind = argc > 3 ? argv[3] : "pcf";
+  int linear = 0;
+  uint64_t K = 1;
+  if (strcmp(kind, "plf") == 0) {
+    linear = 1;
+  } else if (strcmp(kind, "pcf2") == 0) {
+    K = 2;
+  } else if (strcmp(kind, "plf3") == 0) {
+    linear = 1;
+    K = 3;
+  } else if (strcmp(kind, "pcf") != 0) {
+    fprintf(stderr, "kind: pcf, plf, pcf2 or plf3, not '%s'\n", kind);
+    return 2;
+  }
   if (mpcf_cuda_device_count() < 1) {
     printf("no CUDA device\n");
     return 77;
@@ -86,9 +115,11 @@ int main(int argc, char** argv) {
   for (int dt = 0; dt < 2; ++dt) {
     const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
     const size_t esz = dt ? 8 : 4;
-    const char* dn = dt ? "f64" : "f32";
-    mpcf_pcfs* X = make(dtype, n);
-    mpcf_pcfs* Y = make(dtype, n / 3);
+    char dn[32];
+    snprintf(dn, sizeof dn, "%s%s%s", dt ? "f64" : "f32", K > 1 || linear ? " " : "",
+             K > 1 || linear ? kind : "");
+    mpcf_pcfs* X = make_objects(dtype, n, linear, K);
+    mpcf_pcfs* Y = make_objects(dtype, n / 3, linear, K);
     for (int small = 0; small < 2; ++small) {
       mpcf_options* o = NULL;
       check(mpcf_options_create(&o), "options");

@@ -25,7 +25,7 @@ if has build; then
   # back to nvcc's default (sm_75 PTX, JIT-compiled on the H200).
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPCF_BUILD_PYTHON=OFF \
     -DMPCF_BUILD_R=OFF -DMPCF_BUILD_CLI=OFF -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" 2>&1 | tee "$logs/configure.log" | tail -3 || exit 1
-  targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals test_gpu_reduce test_callbacks gpu_fingerprint"
+  targets="mpcf test_gpu_agreement test_gpu_blocks test_gpu_cancel_oom test_gpu_internals test_gpu_reduce test_gpu_plf test_plf test_callbacks gpu_fingerprint"
   if [ -n "$(ninja -C "$build" -t targets all 2>/dev/null | grep '^bench_gpu:')" ]; then
     targets="$targets bench_gpu"
   fi
@@ -53,9 +53,11 @@ if has sanitize; then
     san memcheck test_gpu_blocks "--leak-check full"
     san memcheck test_gpu_agreement "--leak-check full"
     san memcheck test_gpu_reduce "--leak-check full"
+    san memcheck test_gpu_plf "--leak-check full"
     san racecheck test_gpu_internals
     san racecheck test_gpu_blocks
     san racecheck test_gpu_reduce
+    san racecheck test_gpu_plf
     san memcheck test_callbacks "--leak-check full" cuda
     san racecheck test_callbacks "" cuda
   } 2>&1 | tee "$logs/sanitizer.log"

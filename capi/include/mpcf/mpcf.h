@@ -234,7 +234,10 @@ typedef enum mpcf_function_type {
    *  functions, general p integrates |a + b t|^p in closed form (in the
    *  scaled power sum, without cancellation), L-infinity takes the largest
    *  |f - g| at the ends of the pieces. A window cuts pieces by linear
-   *  interpolation. */
+   *  interpolation. Both backends compute them (CPU and CUDA: the same
+   *  closed forms; the GPU's fused multiply-adds may round differently,
+   *  within the accuracy stated above, and its results are the same bits
+   *  for every block shape and GPU count). */
   MPCF_PIECEWISE_LINEAR = 2
 } mpcf_function_type;
 
@@ -308,9 +311,9 @@ MPCF_API mpcf_status mpcf_pcfs_slice(const mpcf_pcfs* X, uint64_t begin,
  *  the same K (MPCF_ERROR_INVALID_ARGUMENT naming both otherwise). Needs
  *  ndim >= 2 and K >= 1. mpcf_pcfs_reshape and mpcf_pcfs_slice give
  *  collections without it. Like reshape, it must not race with other uses
- *  of the handle. Objects of several functions run on the CPU backend
- *  (MPCF_BACKEND_CUDA refuses them with MPCF_ERROR_INVALID_ARGUMENT; AUTO
- *  picks the CPU). */
+ *  of the handle. Both backends compute objects of several functions (on
+ *  the GPU a thread walks a pair's K components one after the other, the
+ *  same order as the CPU). */
 MPCF_API mpcf_status mpcf_pcfs_set_component_axis(mpcf_pcfs* X, int on);
 
 /** K (functions per object) when X has a component axis, else 1. */

@@ -23,6 +23,7 @@
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 #include "mpcf/cuda/gpu_block_stages.cuh"
+#include "mpcf/cuda/object_block_op.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
 
 namespace mpcf::cuda {
@@ -232,6 +233,22 @@ std::unique_ptr<CudaBlockTask<PcfBlockOp<T, Op>>> make_pcf_task(const PairReques
   const PairPlane plane = request.plane();
   return std::make_unique<CudaBlockTask<PcfBlockOp<T, Op>>>(
       PcfBlockOp<T, Op>(std::move(rows), std::move(cols), op, request.window, plane.skip),
+      request.consumer, plane, request.block_mode(), std::move(devices), cfg);
+}
+
+// The task of a request that PcfBlockOp does not take (piecewise linear
+// functions, objects of several components), walked by Walk (PairWalk or
+// PlfPairWalk) with operation functor Op.
+template <typename T, typename Op, template <bool, typename, typename> class Walk>
+std::unique_ptr<CudaBlockTask<ObjectBlockOp<T, Op, Walk>>> make_object_task(
+    const PairRequest<T>& request, Op op, std::vector<int> devices,
+    const CudaExecutionConfig& cfg) {
+  auto rows = cuda_data_of<T>(request.x);
+  auto cols = request.symmetric ? rows : cuda_data_of<T>(request.y);
+  const PairPlane plane = request.plane();
+  return std::make_unique<CudaBlockTask<ObjectBlockOp<T, Op, Walk>>>(
+      ObjectBlockOp<T, Op, Walk>(std::move(rows), std::move(cols), op, request.window, plane.skip,
+                                 request.components),
       request.consumer, plane, request.block_mode(), std::move(devices), cfg);
 }
 
