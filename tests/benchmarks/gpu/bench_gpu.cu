@@ -28,6 +28,11 @@
 // like numpy.argpartition); reduce/matvec_r{1,16}/... kernel mat-vec (L2
 // kernel) end to end, to compare with ours/l2_kernel/... (the l2_kernel
 // kernels alone).
+// Piecewise linear functions (--benchmark_filter=^plf, DESIGN §10): the
+// same input read as PLF breakpoints; plf/pdist_L{1,2}/.../{pcf,plf} end to
+// end (mpcf_pdist, condensed, CUDA) of the PCF and the PLF collection in the
+// same run, n = 20000, m = 128 and 512; plf/knn/.../{pcf,plf} k = 10 at
+// n = 200000, m = 128; the summary prints PLF / PCF.
 // For n = 2000 the outputs of ours, tiled, ring and ref are compared
 // bitwise (the summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
@@ -115,11 +120,12 @@ const Input& input(std::size_t n, MMode mode) {
 }
 
 template <typename T>
-mpcf_pcfs* handle_of(const Input& in) {
+mpcf_pcfs* handle_of(const Input& in, bool linear = false) {
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
   mpcf_pcfs* h = nullptr;
   const mpcf_dtype dt = sizeof(T) == 4 ? MPCF_FLOAT32 : MPCF_FLOAT64;
-  if (mpcf_pcfs_create(dt, in.offsets.size() - 1, in.offsets.data(), t.data(), v.data(), &h) != MPCF_OK) {
+  auto create = linear ? mpcf_plfs_create : mpcf_pcfs_create;
+  if (create(dt, in.offsets.size() - 1, in.offsets.data(), t.data(), v.data(), &h) != MPCF_OK) {
     std::fprintf(stderr, "mpcf_pcfs_create: %s\n", mpcf_last_error_message());
     std::abort();
   }
@@ -452,14 +458,17 @@ std::map<std::string, double>& reduce_times() {
 }
 
 template <typename T>
-void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
+void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k, int gpus = 0,
+            bool warm = true) {
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
-  mpcf_options* o = cuda_options({});
+  std::vector<int> devices;
+  for (int d = 0; d < gpus; ++d) devices.push_back(d);
+  mpcf_options* o = cuda_options(devices);
   std::vector<T> dist(n * k);
   std::vector<std::int64_t> idx(n * k);
   // One call outside the timing: the first call loads the kernels.
-  if (mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
+  if (warm && mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o) != MPCF_OK) {
     state.SkipWithError(mpcf_last_error_message());
   }
   for (auto _ : state) {
@@ -470,6 +479,19 @@ void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k) {
   }
   state.counters["merge_steps_per_s"] =
       benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  // The results' fingerprint (FNV-1a of distances then indices), to show
+  // the same bits for every GPU count.
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const void* p, std::size_t bytes) {
+    for (std::size_t b = 0; b < bytes; ++b) {
+      h ^= static_cast<const unsigned char*>(p)[b];
+      h *= 0x100000001b3ull;
+    }
+  };
+  mix(dist.data(), dist.size() * sizeof(T));
+  mix(idx.data(), idx.size() * sizeof(std::int64_t));
+  std::printf("knn fingerprint n=%zu %s gpus=%d: %016llx\n", n, m_name(m), gpus,
+              static_cast<unsigned long long>(h));
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -626,6 +648,27 @@ void register_reduce() {
       [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Fixed128, k); });
   reg("knn/f32/n500000/m10-1000", 1,
       [=](benchmark::State& s) { bm_knn<float>(s, 500000, MMode::Varying, k); });
+}
+
+// kNN on the first 1, 2 and 4 GPUs (as many as the machine has), k = 10:
+// n = 500000 with m uniform in 10..1000 and n = 1000000 with m = 128
+// (--benchmark_filter=^knnscale; one timed call each, no untimed one: the
+// kernels are loaded by main's warm-up and the knn cases before).
+void register_knn_scaling() {
+  for (int gpus : {1, 2, 4}) {
+    if (gpus > mpcf_cuda_device_count()) continue;
+    const std::string g = "/gpus" + std::to_string(gpus);
+    benchmark::RegisterBenchmark(("knnscale/f32/n500000/m10-1000" + g).c_str(),
+                                 [=](benchmark::State& s) {
+                                   bm_knn<float>(s, 500000, MMode::Varying, 10, gpus, false);
+                                 })
+        ->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("knnscale/f32/n1000000/m128" + g).c_str(),
+                                 [=](benchmark::State& s) {
+                                   bm_knn<float>(s, 1000000, MMode::Fixed128, 10, gpus, false);
+                                 })
+        ->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
 }
 
 void print_reduce() {
@@ -799,6 +842,86 @@ void register_all() {
   }
 }
 
+// PLF against PCF (see the top): seconds per case, for the summary.
+std::map<std::string, double>& plf_times() {
+  static std::map<std::string, double> t;  // "pdist_L1/f32/m128/plf" -> seconds
+  return t;
+}
+
+template <typename T>
+void bm_plf(benchmark::State& state, bool knn, double p, std::size_t n, MMode m, bool linear,
+            const std::string& key) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in, linear);
+  mpcf_options* o = cuda_options({});
+  const std::size_t k = 10;
+  std::uint64_t size = 0;
+  mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
+  T* out = knn ? nullptr : shared_output<T>(size);
+  std::vector<T> dist(knn ? n * k : 0);
+  std::vector<std::int64_t> idx(knn ? n * k : 0);
+  auto call = [&] {
+    return knn ? mpcf_knn(X, nullptr, p, k, dist.data(), idx.data(), n * k, o)
+               : mpcf_pdist(X, p, MPCF_LAYOUT_CONDENSED, out, size, o);
+  };
+  double best = INFINITY;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (call() != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  plf_times()[key] = best;
+  state.counters["merge_steps_per_s"] =
+      benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+void register_plf() {
+  for (bool f32 : {true, false}) {
+    for (const double p : {1.0, 2.0}) {
+      for (MMode m : {MMode::Fixed128, MMode::Fixed512}) {
+        for (bool linear : {false, true}) {
+          const std::string key = std::string(p == 1 ? "pdist_L1/" : "pdist_L2/") +
+                                  (f32 ? "f32/" : "f64/") + "n20000/" + m_name(m) + "/" +
+                                  (linear ? "plf" : "pcf");
+          auto body = [=](benchmark::State& s) {
+            if (f32) bm_plf<float>(s, false, p, 20000, m, linear, key);
+            else bm_plf<double>(s, false, p, 20000, m, linear, key);
+          };
+          benchmark::RegisterBenchmark(("plf/" + key).c_str(), body)
+              ->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+  for (bool linear : {false, true}) {
+    const std::string key = std::string("knn/f32/n200000/m128/") + (linear ? "plf" : "pcf");
+    benchmark::RegisterBenchmark(("plf/" + key).c_str(), [=](benchmark::State& s) {
+      bm_plf<float>(s, true, 1.0, 200000, MMode::Fixed128, linear, key);
+    })->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
+}
+
+void print_plf() {
+  bool header = false;
+  for (const auto& [key, t] : plf_times()) {
+    if (key.size() < 4 || key.substr(key.size() - 4) != "/plf") continue;
+    const std::string base = key.substr(0, key.size() - 4);
+    auto it = plf_times().find(base + "/pcf");
+    if (it == plf_times().end()) continue;
+    if (!header) {
+      std::printf("\nPLF vs PCF, end to end, best of the iterations (seconds):\n");
+      std::printf("  %-32s %10s %10s %8s\n", "case", "PCF", "PLF", "PLF/PCF");
+      header = true;
+    }
+    std::printf("  %-32s %10.4f %10.4f %8.2f\n", base.c_str(), it->second, t, t / it->second);
+  }
+}
+
 // The scaling cases: n = 50000, m = 128 and 512, f32 and f64, on 1, 2 and 4
 // GPUs (as many as the machine has). Registered last; select them with
 // --benchmark_filter=^scale (scale/ and scale_stages/).
@@ -857,6 +980,8 @@ int main(int argc, char** argv) {
   }
   register_all();
   register_reduce();
+  register_plf();
+  register_knn_scaling();
   register_scaling();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;
@@ -864,6 +989,7 @@ int main(int argc, char** argv) {
   print_summary();
   print_reduce();
   print_scaling();
+  print_plf();
   benchmark::Shutdown();
   return 0;
 }
