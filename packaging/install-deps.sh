@@ -69,7 +69,7 @@ fi
 # dask, distributed and zarr: the tests of mpcf.dask (a LocalCluster of worker
 # processes, mpcf.dask.to_zarr); they skip where these are missing.
 need=""
-for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml dask distributed zarr; do
+for m in numpy scipy pytest scikit_build_core pycparser jinja2 yaml dask distributed zarr matplotlib; do
   "$py" -c "import $m" 2>/dev/null || need="$need $m"
 done
 if [ -n "$need" ]; then

@@ -609,12 +609,13 @@ def test_ripser_output_directly(rng):
 
 
 def test_the_readme_example_runs(tmp_path, monkeypatch):
-    """The worked example of the README section "Persistence barcodes,
-    means and files", run as written (it uses GUDHI)."""
+    """The worked example of the Python README's section "Persistence
+    barcodes, means and files", run as written (it uses GUDHI), and its
+    results checked."""
     pytest.importorskip("gudhi")
     import re
 
-    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "README.md")
+    readme = os.path.join(os.path.dirname(__file__), "..", "README.md")
     if not os.path.exists(readme):
         pytest.skip("README.md is not next to these tests (installed package)")
     with open(readme, encoding="utf-8") as f:

@@ -88,6 +88,9 @@ from ._tda import (
 )
 from ._io import load, save
 
+# plots: matplotlib is imported on the first call, never by `import mpcf`
+from ._plot import plot, plot_barcode
+
 #: Version of the loaded libmpcf ("MAJOR.MINOR.PATCH"); checked at import
 #: against the version of mpcf.h this package was built with.
 __version__: str = _swig.mpcf_version_string()
@@ -132,4 +135,6 @@ __all__ = [
     "silhouette",
     "save",
     "load",
+    "plot",
+    "plot_barcode",
 ]

@@ -1,5 +1,5 @@
 """PCF collections in files: the mpcf PCF file format (version 1, described
-in the repository README, "Persistence barcodes, means and files"). Paths
+in capi/README.md, "Persistence barcodes, means and files"). Paths
 are written and read by libmpcf itself (mpcf_pcfs_save / mpcf_pcfs_load),
 file objects through its serialization, so the files and the promises about
 them are the C API's."""
