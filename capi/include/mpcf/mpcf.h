@@ -20,8 +20,8 @@
  *   shared between threads for reading (computing); mpcf_pcfs_reshape and the
  *   mpcf_options_set_* calls must not race with other uses of the same handle.
  *
- * Semantics (see README.md for the full statement)
- * ------------------------------------------------
+ * Semantics (see capi/README.md for the full statement)
+ * -----------------------------------------------------
  * A PCF is a list of m >= 1 breakpoints (t_k, v_k) with finite, strictly
  * increasing t_k and finite v_k; f(t) = 0 for t < t_0, v_k on [t_k, t_{k+1}),
  * and v_{m-1} for t >= t_{m-1}. A PLF (piecewise linear function,
@@ -762,8 +762,8 @@ MPCF_API mpcf_status mpcf_pcfs_breakpoints(const mpcf_pcfs* pcfs, void* times,
                                            void* values, uint64_t capacity);
 
 /* Files. A collection, with its shape, dtype and function type, is saved
- * in the mpcf file format (README.md, "Persistence barcodes, means and
- * files", states it byte by byte): little-endian; the magic bytes
+ * in the mpcf file format (capi/README.md, "Persistence barcodes, means
+ * and files", states it byte by byte): little-endian; the magic bytes
  * 89 4D 50 43 46 0D 0A 1A, uint32 version, uint32 dtype (1 float32,
  * 2 float64), then in version 1 (collections of PCFs, as every libmpcf
  * wrote and reads them) uint64 ndim, in version 2 (collections of PLFs)
