@@ -9,7 +9,7 @@
 
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/plf_operations.hpp"
-#include "mpcf/cuda/plf_segment_walk.hpp"
+#include "mpcf/core/plf_walk.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
@@ -24,7 +24,7 @@ std::unique_ptr<Work> make_work(PairRequest<T> request, const CudaExecutionConfi
   std::vector<int> devices = validated_devices(cfg);
   if (request.linear) {
     return dispatch_plf_operation<T>(request.op, [&](auto op) -> std::unique_ptr<Work> {
-      return make_object_task<T, decltype(op), PlfSegmentWalk>(request, op, devices, cfg);
+      return make_object_task<T, decltype(op), PlfPairWalk>(request, op, devices, cfg);
     });
   }
   return dispatch_operation<T>(request.op, [&](auto op) -> std::unique_ptr<Work> {

@@ -6,11 +6,6 @@
 //    windows and unbounded tails, for every operation, both dtypes and a
 //    strided (tiled) second function; so does its unchecked fold (whole
 //    line, L1 and kernel), zero rectangles and unbounded tails included;
-//  * the GPU's PLF walk (PlfSegmentWalk: segments' slopes, one merge loop)
-//    against core's PlfPairWalk on random PLFs (pieces crossing zero,
-//    non-zero tails, windows, huge and tiny segments) within the rounding
-//    of interpolated values, exactly on dyadic hand-worked values, and
-//    d(f, f) = 0, d(f, g) = d(g, f) bitwise;
 //  * the matrix writer stores blocks (whole, or in row / column slices, as
 //    the GPU pipeline hands them over) at the positions the layouts define,
 //    written out here independently, and rejects a non-zero entry outside
@@ -22,16 +17,12 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/core/result_writers.hpp"
-#include "mpcf/core/plf_operations.hpp"
-#include "mpcf/core/plf_walk.hpp"
-#include "mpcf/cuda/plf_segment_walk.hpp"
 #include "mpcf/cuda/sentinel_walk.hpp"
 
 extern "C" {
@@ -326,138 +317,9 @@ void test_sink_rejects_nonzero_skipped_entries(void**) {
 
 }  // namespace
 
-// ---- the GPU's PLF walk ----
-
-template <bool Windowed, typename T, typename Op>
-T segment_walk(const Pts<T>& f, const Pts<T>& g, T a, T b, const Op& op) {
-  PlfSegmentWalk<Windowed, T, Op> w;
-  w.init(f.data(), static_cast<std::uint32_t>(f.size()), g.data(),
-         static_cast<std::uint32_t>(g.size()), op);
-  return w.finish(a, b, op);
-}
-
-template <bool Windowed, typename T, typename Op>
-T core_walk(const Pts<T>& f, const Pts<T>& g, T a, T b, const Op& op) {
-  return integrate_plf_pair<Windowed>(f.data(), static_cast<std::uint32_t>(f.size()), g.data(),
-                                      static_cast<std::uint32_t>(g.size()), a, b, op);
-}
-
-// Tent (0, 0), (1, 1), (2, 0) against its negative and against 1 from 0 on:
-// L1 2, L2^2 8/3, kernel -2/3, Linf 2; windowed [0.5, 1.5): L1 3/2, kernel
-// -7/12; Linf(f, e) 1 (the jump of e at 0), L1(f, e) +inf (e's tail).
-template <typename T>
-void plf_hand_values() {
-  const Pts<T> f{{0, 0}, {1, 1}, {2, 0}}, g{{0, 0}, {1, -1}, {2, 0}}, e{{0, 1}};
-  const T inf = std::numeric_limits<T>::infinity();
-  assert_true(segment_walk<false>(f, g, -inf, inf, PlfOperationL1Dist<T>{}) == T(2));
-  const T l2 = segment_walk<false>(f, g, -inf, inf, PlfOperationL2Dist<T>{});
-  assert_true(std::fabs(double(l2) - std::sqrt(8.0 / 3.0)) <= 2 * std::numeric_limits<T>::epsilon());
-  assert_true(segment_walk<false>(f, g, -inf, inf, PlfOperationL2InnerProduct<T>{}) ==
-              static_cast<T>(-4.0 / 6.0));
-  assert_true(segment_walk<false>(f, g, -inf, inf, PlfOperationLinfDist<T>{}) == T(2));
-  assert_true(segment_walk<true>(f, g, T(0.5), T(1.5), PlfOperationL1Dist<T>{}) == T(1.5));
-  assert_true(segment_walk<true>(f, g, T(0.5), T(1.5), PlfOperationL2InnerProduct<T>{}) ==
-              static_cast<T>(-3.5 / 6.0));
-  assert_true(segment_walk<false>(f, e, -inf, inf, PlfOperationLinfDist<T>{}) == T(1));
-  assert_true(segment_walk<false>(f, e, -inf, inf, PlfOperationL1Dist<T>{}) == inf);
-}
-
-void test_plf_segment_walk_hand_values(void**) {
-  plf_hand_values<float>();
-  plf_hand_values<double>();
-}
-
-// Random PLFs of 1..12 breakpoints: dyadic-free times (floats) and values
-// of both signs; `tail` leaves the last value non-zero.
-template <typename T>
-Pts<T> random_plf(std::uint64_t& state, bool tail) {
-  auto unit = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) * 0x1.0p-53;
-  };
-  const std::size_t m = 1 + static_cast<std::size_t>(unit() * 12);
-  Pts<T> f(m);
-  float t = static_cast<float>(unit() * 4 - 2);
-  for (std::size_t k = 0; k < m; ++k) {
-    f[k] = {static_cast<T>(t), static_cast<T>(static_cast<float>(unit() * 10 - 5))};
-    t += static_cast<float>(0.05 + unit());
-  }
-  if (!tail) f[m - 1].v = 0;
-  return f;
-}
-
-// |got - want| within a few eps of the values' scale: the interpolated
-// values of the two walks are rounded differently (each within a few eps
-// of the segment's largest |v|), so the tolerance is relative to the
-// integral of the scale (widths up to 24, values up to 5).
-template <typename T>
-bool plf_close(T got, T want, double scale) {
-  if (std::isinf(got) || std::isinf(want)) return got == want;
-  return std::fabs(double(got) - double(want)) <= 64 * std::numeric_limits<T>::epsilon() * scale;
-}
-
-template <typename T>
-void plf_random_against_core() {
-  std::uint64_t state = 20261126;
-  const T inf = std::numeric_limits<T>::infinity();
-  for (int trial = 0; trial < 3000; ++trial) {
-    const bool tails = trial % 3 == 0;
-    const Pts<T> f = random_plf<T>(state, tails), g = random_plf<T>(state, tails && trial % 2);
-    const T a = trial % 4 == 1 ? T(-0.7) : -inf;
-    const T b = trial % 4 == 1 ? T(1.3) : trial % 4 == 2 ? T(0.25) : inf;
-    const bool win = a != -inf || b != inf;
-    auto check = [&](auto op, double scale, const char* name) {
-      const T got = win ? segment_walk<true>(f, g, a, b, op) : segment_walk<false>(f, g, a, b, op);
-      const T want = win ? core_walk<true>(f, g, a, b, op) : core_walk<false>(f, g, a, b, op);
-      const T swapped = win ? segment_walk<true>(g, f, a, b, op) : segment_walk<false>(g, f, a, b, op);
-      const T self = win ? segment_walk<true>(f, f, a, b, op) : segment_walk<false>(f, f, a, b, op);
-      if (!plf_close(got, want, scale) || !(got == swapped || (got != got && swapped != swapped))) {
-        std::printf("PlfSegmentWalk %s trial %d: %.17g, core %.17g, swapped %.17g\n", name, trial,
-                    double(got), double(want), double(swapped));
-        fail();
-      }
-      if (std::string(name) != "kernel" && self != T(0)) {
-        std::printf("PlfSegmentWalk %s trial %d: d(f, f) = %.17g\n", name, trial, double(self));
-        fail();
-      }
-    };
-    check(PlfOperationL1Dist<T>{}, 200, "L1");
-    check(PlfOperationL2Dist<T>{}, 200, "L2");
-    check(PlfOperationLpDist<T>(2.5), 200, "L2.5");
-    check(PlfOperationLinfDist<T>{}, 10, "Linf");
-    check(PlfOperationL2InnerProduct<T>{}, 1000, "kernel");
-  }
-}
-
-void test_plf_segment_walk_against_core(void**) {
-  plf_random_against_core<float>();
-  plf_random_against_core<double>();
-}
-
-// Segments wider than float32's range and narrower than its normal range:
-// the slope would overflow, so plf_interpolate takes over; the values stay
-// finite and equal to the CPU walk's within rounding.
-void test_plf_segment_walk_extreme_segments(void**) {
-  using T = float;
-  const T inf = std::numeric_limits<T>::infinity();
-  const Pts<T> wide{{-3e38f, 1}, {3e38f, 3}};
-  const Pts<T> flat{{0, 2}};
-  const T l = segment_walk<true>(wide, flat, T(-1), T(1), PlfOperationL1Dist<T>{});
-  const T c = core_walk<true>(wide, flat, T(-1), T(1), PlfOperationL1Dist<T>{});
-  assert_true(std::isfinite(l) && plf_close(l, c, 4));
-  const Pts<T> steep{{0, 0}, {1e-44f, 3e38f}, {1, 3e38f}};
-  const Pts<T> zero{{0, 0}, {5e-45f, 0}};
-  const T s = segment_walk<true>(steep, zero, -inf, T(0.5), PlfOperationLinfDist<T>{});
-  const T sc = core_walk<true>(steep, zero, -inf, T(0.5), PlfOperationLinfDist<T>{});
-  assert_true(std::isfinite(s) && plf_close(s, sc, 3e38));
-}
-
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_values),
-      cmocka_unit_test(test_plf_segment_walk_hand_values),
-      cmocka_unit_test(test_plf_segment_walk_against_core),
-      cmocka_unit_test(test_plf_segment_walk_extreme_segments),
       cmocka_unit_test(test_same_bits_as_integrate_pair),
       cmocka_unit_test(test_sink_symmetric_layouts),
       cmocka_unit_test(test_sink_dense_cross),

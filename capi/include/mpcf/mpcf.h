@@ -234,12 +234,10 @@ typedef enum mpcf_function_type {
    *  functions, general p integrates |a + b t|^p in closed form (in the
    *  scaled power sum, without cancellation), L-infinity takes the largest
    *  |f - g| at the ends of the pieces. A window cuts pieces by linear
-   *  interpolation. Both backends compute them with the same pieces and
-   *  closed forms; the GPU interpolates by each segment's slope (computed
-   *  once per segment) and fuses multiply-adds, so its values differ from
-   *  the CPU's by rounding only (a few units of eps times the segment's
-   *  largest |v|); on either backend they are the same bits for every
-   *  block shape, thread count and GPU count. */
+   *  interpolation. Both backends compute them (CPU and CUDA: the same
+   *  closed forms; the GPU's fused multiply-adds may round differently,
+   *  within the accuracy stated above, and its results are the same bits
+   *  for every block shape and GPU count). */
   MPCF_PIECEWISE_LINEAR = 2
 } mpcf_function_type;
 

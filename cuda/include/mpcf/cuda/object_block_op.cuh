@@ -1,9 +1,7 @@
 // ObjectBlockOp: the BlockOp (block_op.cuh) of the function types and
 // shapes that PcfBlockOp does not take: piecewise linear functions
-// (DESIGN §10, walked by PlfSegmentWalk, plf_segment_walk.hpp: core's PLF
-// pieces and closed forms with each segment's slope computed once) and
-// objects of K functions (DESIGN §11, PCFs walked by core's PairWalk, or
-// PLFs). It is the proof of DESIGN §2: a new
+// (DESIGN §10, walked by PlfPairWalk, plf_walk.hpp) and objects of K
+// functions (DESIGN §11, PCFs or PLFs). It is the proof of DESIGN §2: a new
 // function type is a walk and a BlockOp; the scheduler, pipeline, stages
 // and consumers are the ones PcfBlockOp runs with.
 //
@@ -11,7 +9,7 @@
 // whose components are functions (first + r) K .. (first + r) K + K - 1 of
 // the row collection (likewise columns). A pair's components are walked one
 // after the other into one accumulator (Walk::continue_from / accumulate,
-// as the CPU's ObjectPair does), finalized once.
+// the same code as the CPU's ObjectPair), finalized once.
 //
 // The data movement is PcfBlockOp's, shared by composition: the function
 // data on the GPUs, resident (with the multi-GPU broadcast) or streamed per
@@ -42,7 +40,6 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/plf_walk.hpp"
-#include "mpcf/cuda/plf_segment_walk.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
