@@ -434,6 +434,26 @@ def test_the_collection_is_sent_once_not_with_every_task(client, rng, monkeypatc
     assert pickled == [40, 40]
 
 
+def test_objects_of_a_scattered_collection_are_not_sent_again(client, rng, monkeypatch):
+    X = mpcf.PcfCollection([random_pcfs(rng, 2).to_list() for _ in range(20)])
+    pickled = []
+    original = mpcf.PcfCollection.__reduce__
+
+    def counting(self):
+        pickled.append(self.size)
+        return original(self)
+
+    monkeypatch.setattr(mpcf.PcfCollection, "__reduce__", counting)
+    S = mdask.scatter(X, client=client)
+    assert pickled == [40]
+    del pickled[:]
+    got = compute(client, mdask.pdist(S, chunks=3, components=True, client=client))
+    assert got.tobytes() == mpcf.pdist(X, layout="square", components=True).tobytes()
+    d, i = mdask.knn(S, 2, chunks=3, components=True, client=client)
+    assert np.array_equal(i, mpcf.knn(X, 2, components=True)[1])
+    assert pickled == []
+
+
 def test_default_client_and_local_scheduler(client, rng):
     X = random_pcfs(rng, 15)
     want = mpcf.pdist(X, layout="square")
