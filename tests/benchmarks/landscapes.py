@@ -338,13 +338,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             row(f"largest relative difference to mpcf, p = {p}", cells)
 
     print()
-    if reference is not None and len(ours) > 1:
-        for b, o in ours.items():
-            for p in ps:
-                same = np.array_equal(o["pairs"][p], reference["pairs"][p]) and \
-                    np.array_equal(o["block"][p], reference["block"][p])
-                print(f"mpcf {b} vs {next(iter(ours))}, p = {p}: "
-                      f"{'the same bits' if same else 'differ'} on the sampled pairs and the block")
+    first = next(iter(ours), None)
+    for b, o in ours.items():
+        if b == first:
+            continue
+        for p in ps:
+            same = np.array_equal(o["pairs"][p], reference["pairs"][p]) and \
+                np.array_equal(o["block"][p], reference["block"][p])
+            worst = max(relative_errors(o["pairs"][p], reference["pairs"][p]).max(initial=0.0),
+                        relative_errors(condensed(o["block"][p]), condensed(reference["block"][p])).max(initial=0.0))
+            print(f"mpcf {b} vs {first}, p = {p}: " +
+                  ("the same bits" if same else f"largest relative difference {worst:.1e}") +
+                  " on the sampled pairs and the block")
     if reference is not None and persim is not None:
         stable = [p for p in ps if p in persim["stable"]]
         print(f"Agreement with persim, largest relative difference on {len(pairs)} pairs, k = {args.k}: "
