@@ -1,13 +1,17 @@
 """mpcf.dask on a LocalCluster of worker processes: pdist, cdist and knn have
 the bits of the single-process calls for any chunking (and agree with SciPy
-on a grid), the collection is sent to the workers once, the workers' settings
-reach libmpcf, a worker killed in the middle of a run changes nothing, and
-matrices go to Zarr. Skipped without dask.distributed."""
+on a grid), also for objects of several PCFs or PLFs (components=True, on
+scattered collections too; against rationals on a small case), the
+collection is sent to the workers once, the workers' settings reach libmpcf,
+a worker killed in the middle of a run changes nothing, and matrices go to
+Zarr. Skipped without dask.distributed."""
 
+import math
 import os
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -259,6 +263,149 @@ def test_smallest_per_row_orders_ties_by_index():
     assert d.tolist() == [[1.0, 1.0]] and i.tolist() == [[5, 7]]
 
 
+# ---- objects of several functions (components=True) ---------------------------
+
+
+def small_functions(rng, n, K):
+    """n objects of K functions with integer breakpoints in [0, 10) and
+    integer values in [-3, 3], the last value 0, as (t, v) lists."""
+    objects = []
+    for _ in range(n):
+        row = []
+        for _ in range(K):
+            m = int(rng.integers(1, 5))
+            t = np.sort(rng.choice(10, size=m, replace=False)).astype(float)
+            v = rng.integers(-3, 4, size=m).astype(float)
+            v[-1] = 0.0
+            row.append(np.stack([t, v], axis=1))
+        objects.append(row)
+    return objects
+
+
+def _right(f, t, linear):
+    """f(t+) in rationals: 0 before t_0, the piece's value (PCF) or its
+    interpolation (PLF) inside, the last value from t_{m-1} on."""
+    if t < f[0][0]:
+        return Fraction(0)
+    for (t0, v0), (t1, v1) in zip(f, f[1:]):
+        if t0 <= t < t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if linear else v0
+    return f[-1][1]
+
+
+def _left(f, t, linear):
+    """f(t-) in rationals."""
+    if t <= f[0][0]:
+        return Fraction(0)
+    for (t0, v0), (t1, v1) in zip(f, f[1:]):
+        if t0 < t <= t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0) if linear else v0
+    return f[-1][1]
+
+
+def exact_power_integral(f, g, p, linear):
+    """The integral of |f - g|^p (p = 1 or 2) as a Fraction, for functions
+    whose last values are 0: between merged breakpoints h = f - g goes
+    linearly (PLF) or stays (PCF) from x = h(l+) to y = h(r-); an L1 piece
+    where h changes sign is two triangles."""
+    f = [(Fraction(t), Fraction(v)) for t, v in f]
+    g = [(Fraction(t), Fraction(v)) for t, v in g]
+    cuts = sorted({t for t, _ in f} | {t for t, _ in g})
+    total = Fraction(0)
+    for l, r in zip(cuts, cuts[1:]):
+        w = r - l
+        x = _right(f, l, linear) - _right(g, l, linear)
+        y = _left(f, r, linear) - _left(g, r, linear)
+        if p == 2:
+            total += w * (x * x + x * y + y * y) / 3
+        elif x * y < 0:
+            total += w * (x * x + y * y) / (2 * (abs(x) + abs(y)))
+        else:
+            total += w * (abs(x) + abs(y)) / 2
+    return total
+
+
+def exact_object_distances(A, B, p, linear):
+    """(sum_k d_p(a_k, b_k)^p)^(1/p) for every object a of A and b of B, the
+    sum in rationals, rounded once (then the square root for p = 2)."""
+    D = np.zeros((len(A), len(B)))
+    for i, a in enumerate(A):
+        for j, b in enumerate(B):
+            total = sum((exact_power_integral(x, y, p, linear) for x, y in zip(a, b)), Fraction(0))
+            D[i, j] = float(total) if p == 1 else math.sqrt(float(total))
+    return D
+
+
+KINDS = [mpcf.PcfCollection, mpcf.PlfCollection]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_components_on_a_scattered_collection_against_rationals(client, rng, kind):
+    A, B = small_functions(rng, 7, 3), small_functions(rng, 4, 3)
+    X, Y = kind(A), kind(B)
+    SX, SY = mdask.scatter(X, client=client), mdask.scatter(Y, client=client)
+    assert SX.shape == (7, 3) and SX.kind is kind
+    linear = kind is mpcf.PlfCollection
+    for p in (1, 2):
+        D = compute(client, mdask.pdist(SX, p, chunks=3, components=True, client=client))
+        np.testing.assert_allclose(D, exact_object_distances(A, A, p, linear), rtol=1e-14, atol=0)
+        C = compute(client, mdask.cdist(SX, SY, p, chunks=(3, 2), components=True, client=client))
+        np.testing.assert_allclose(C, exact_object_distances(A, B, p, linear), rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("p", [1, 2.5, np.inf])
+def test_components_on_scattered_collections_have_the_bits_of_the_single_calls(client, rng, kind, p):
+    n, m, K = 23, 7, 3
+    X = kind([random_pcfs(rng, K).to_list() for _ in range(n)])
+    Y = kind([random_pcfs(rng, K).to_list() for _ in range(m)])
+    assert X.shape == (n, K)
+    SX, SY = mdask.scatter(X, client=client), mdask.scatter(Y, client=client)
+    want = mpcf.pdist(X, p, layout="square", components=True)
+    for chunks in (5, 23):
+        D = compute(client, mdask.pdist(SX, p, chunks=chunks, components=True, client=client))
+        assert D.shape == (n, n) and D.tobytes() == want.tobytes()
+    want = mpcf.cdist(X, Y, p, components=True)
+    for x, y in ((SX, SY), (SX, Y), (X, SY)):
+        C = compute(client, mdask.cdist(x, y, p, chunks=(4, 3), components=True, client=client))
+        assert C.tobytes() == want.tobytes()
+    d, i = mdask.knn(SX, 3, p=p, chunks=6, components=True, client=client)
+    d2, i2 = mpcf.knn(X, 3, p=p, components=True)
+    assert d.tobytes() == d2.tobytes() and np.array_equal(i, i2)
+    d, i = mdask.knn(SX, 2, SY, p=p, chunks=(5, 3), components=True, client=client)
+    d2, i2 = mpcf.knn(X, 2, Y, p=p, components=True)
+    assert d.tobytes() == d2.tobytes() and np.array_equal(i, i2)
+    # The same scattered data read as n K functions: a graph of its own.
+    D = compute(client, mdask.pdist(SX, p, chunks=23, client=client))
+    assert D.tobytes() == mpcf.pdist(X, p, layout="square").tobytes()
+
+
+def test_components_on_scattered_collections_bad_inputs(client):
+    f = [(0.0, 1.0), (1.0, 0.0)]
+    flat = mdask.scatter(mpcf.PlfCollection([f, f, f]), client=client)
+    # libmpcf's verdict, found when the collection was scattered, at the call.
+    with pytest.raises(mpcf.InvalidArgumentError, match="component axis needs a shape of at least 2"):
+        mdask.pdist(flat, components=True, client=client)
+    with pytest.raises(mpcf.InvalidArgumentError, match="component axis needs a shape of at least 2"):
+        mdask.knn(flat, 1, components=True, client=client)
+    assert compute(client, mdask.pdist(flat, client=client)).shape == (3, 3)
+    plf = mdask.scatter(mpcf.PlfCollection([[f, f], [f, f]]), client=client)
+    pcf = mdask.scatter(mpcf.PcfCollection([[f, f], [f, f]]), client=client)
+    for x, y in ((plf, pcf), (plf, mpcf.PcfCollection([[f, f]])), (mpcf.PcfCollection([[f, f]]), plf)):
+        with pytest.raises(mpcf.InvalidArgumentError, match="piecewise linear functions .* piecewise constant"
+                           "|piecewise constant functions .* piecewise linear"):
+            mdask.cdist(x, y, components=True, client=client)
+    narrow = mdask.scatter(mpcf.PlfCollection([[f, f, f]]), client=client)
+    with pytest.raises(mpcf.InvalidArgumentError):  # K = 2 against K = 3, from libmpcf on a worker
+        compute(client, mdask.cdist(plf, narrow, components=True, client=client))
+    # Plain data in Y takes X's kind, as in mpcf.cdist.
+    g = [(0.0, 0.0), (2.0, 2.0), (3.0, 0.0)]
+    C = compute(client, mdask.cdist(plf, [[g, f]], components=True, client=client))
+    assert C.tobytes() == mpcf.cdist(mpcf.PlfCollection([[f, f], [f, f]]), [[g, f]], components=True).tobytes()
+    with pytest.raises(TypeError, match="components must be True or False"):
+        mdask.pdist(plf, components=1, client=client)
+
+
 # ---- the collection reaches the workers once ---------------------------------
 
 
@@ -285,6 +432,26 @@ def test_the_collection_is_sent_once_not_with_every_task(client, rng, monkeypatc
     for chunks in (2, 20):  # a plain collection: scattered once per call
         compute(client, mdask.pdist(X, chunks=chunks, client=client))
     assert pickled == [40, 40]
+
+
+def test_objects_of_a_scattered_collection_are_not_sent_again(client, rng, monkeypatch):
+    X = mpcf.PcfCollection([random_pcfs(rng, 2).to_list() for _ in range(20)])
+    pickled = []
+    original = mpcf.PcfCollection.__reduce__
+
+    def counting(self):
+        pickled.append(self.size)
+        return original(self)
+
+    monkeypatch.setattr(mpcf.PcfCollection, "__reduce__", counting)
+    S = mdask.scatter(X, client=client)
+    assert pickled == [40]
+    del pickled[:]
+    got = compute(client, mdask.pdist(S, chunks=3, components=True, client=client))
+    assert got.tobytes() == mpcf.pdist(X, layout="square", components=True).tobytes()
+    d, i = mdask.knn(S, 2, chunks=3, components=True, client=client)
+    assert np.array_equal(i, mpcf.knn(X, 2, components=True)[1])
+    assert pickled == []
 
 
 def test_default_client_and_local_scheduler(client, rng):

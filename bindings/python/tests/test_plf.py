@@ -341,9 +341,15 @@ def test_landscape_and_silhouette_bad_arguments():
     for k in (1.5, "2", True, None):
         with pytest.raises(TypeError, match="k must be an integer"):
             mpcf.landscape(bars, k)
-    for k in (0, -1):
-        with pytest.raises(ValueError, match="k must be at least 1"):
-            mpcf.landscape(bars, k)
+    # k = 0 is refused by libmpcf (its message), also for no barcode at all;
+    # what uint64_t cannot carry by the binding.
+    for barcodes in (bars, [[]], []):
+        with pytest.raises(mpcf.InvalidArgumentError, match=r"^k = 0: ask for at least one landscape \(k >= 1\)$"):
+            mpcf.landscape(barcodes, 0)
+    with pytest.raises(ValueError, match="k = -1 is negative"):
+        mpcf.landscape(bars, -1)
+    with pytest.raises(ValueError, match="does not fit"):
+        mpcf.landscape(bars, 2**64)
     for q in ("1", None, True):
         with pytest.raises(TypeError, match="q must be a real number"):
             mpcf.silhouette(bars, q)

@@ -202,11 +202,18 @@ def _barcodes_csr(barcodes: BarcodesLike, dimension: Any) -> Tuple[Tuple[int, ..
     return shape, len(bars), offsets, flat
 
 
-def _call_on_barcodes(create: Any, shape: Tuple[int, ...], count: int) -> Any:
-    """check(create()), naming the tensor index of a bad barcode in the
-    message of a nested input."""
+def _of_barcodes(barcodes: BarcodesLike, dimension: Any, dtype: Any, create: Any,
+                 levels: Tuple[int, ...] = ()) -> Any:
+    """The collection libmpcf makes from the barcodes: create(c_dtype, count,
+    offsets, bars) is the C call on their CSR form (the summary's own
+    arguments bound by the caller); the result has the barcodes' shape +
+    levels. A bad barcode of a nested input is named by its tensor index
+    too."""
+    target = _float_dtype(dtype) or np.dtype(np.float64)
+    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
+    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
     try:
-        return check(create())
+        handle = check(create(c_dtype, count, address(offsets), address(flat) if flat.size else None))
     except _errors.InvalidArgumentError as exc:
         match = _BARCODE.search(str(exc))
         if match is None or len(shape) <= 1 or int(match.group(1)) >= count:
@@ -217,20 +224,12 @@ def _call_on_barcodes(create: Any, shape: Tuple[int, ...], count: int) -> Any:
             exc.status,
             exc.status_name,
         ) from None
+    return _finish(handle, shape + levels, target)
 
 
 def _from_barcodes(kind: str, barcodes: BarcodesLike, dimension: Any, dtype: Any) -> PcfCollection:
-    target = _float_dtype(dtype) or np.dtype(np.float64)
-    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
-    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
-    handle = _call_on_barcodes(
-        lambda: swig.mpcf_pcfs_from_barcodes(
-            _KINDS[kind], c_dtype, count, address(offsets), address(flat) if flat.size else None
-        ),
-        shape,
-        count,
-    )
-    return _finish(handle, shape, target)
+    return _of_barcodes(barcodes, dimension, dtype,
+                        lambda *csr: swig.mpcf_pcfs_from_barcodes(_KINDS[kind], *csr))
 
 
 _BARCODES_DOC = """
@@ -386,11 +385,12 @@ def landscape(
     mpcf.InvalidArgumentError
         A bad bar (NaN, infinite birth, death < birth, a number overflowing
         the dtype, an infinite death without ``clip``), named by barcode and
-        bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip.
+        bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip;
+        k = 0.
     TypeError
-        k, q or clip not a number; barcodes in none of the forms.
+        k or clip not a number; barcodes in none of the forms.
     ValueError
-        k < 1, barcodes in none of the forms.
+        k < 0, barcodes in none of the forms.
 
     Examples
     --------
@@ -411,21 +411,16 @@ def landscape(
     """
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
         raise TypeError(f"k must be an integer, not {k!r} ({type(k).__name__})")
-    if int(k) < 1:
-        raise ValueError(f"k = {int(k)}; k must be at least 1")
     k = int(k)
+    # Only what the C type (uint64_t) cannot carry is checked here; k = 0 is
+    # refused by libmpcf.
+    if k < 0:
+        raise ValueError(f"k = {k} is negative; ask for at least one landscape (k >= 1)")
+    if k >= 2**64:
+        raise ValueError(f"k = {k} does not fit libmpcf's 64-bit count of landscapes")
     c = _clip(clip)
-    target = _float_dtype(dtype) or np.dtype(np.float64)
-    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
-    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
-    handle = _call_on_barcodes(
-        lambda: swig.mpcf_plfs_landscapes(
-            c_dtype, count, address(offsets), address(flat) if flat.size else None, k, c
-        ),
-        shape,
-        count,
-    )
-    return _finish(handle, shape + (k,), target)
+    return _of_barcodes(barcodes, dimension, dtype,
+                        lambda *csr: swig.mpcf_plfs_landscapes(*csr, k, c), (k,))
 
 
 def silhouette(
@@ -462,7 +457,7 @@ def silhouette(
         the dtype, an infinite death without ``clip``), named by barcode and
         bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip.
     TypeError
-        k, q or clip not a number; barcodes in none of the forms.
+        q or clip not a number; barcodes in none of the forms.
     ValueError
         barcodes in none of the forms.
 
@@ -479,17 +474,7 @@ def silhouette(
         raise TypeError(f"q must be a real number, not {q!r} ({type(q).__name__})")
     qf = float(q)
     c = _clip(clip)
-    target = _float_dtype(dtype) or np.dtype(np.float64)
-    shape, count, offsets, flat = _barcodes_csr(barcodes, dimension)
-    c_dtype = swig.MPCF_FLOAT32 if target == np.float32 else swig.MPCF_FLOAT64
-    handle = _call_on_barcodes(
-        lambda: swig.mpcf_plfs_silhouettes(
-            c_dtype, count, address(offsets), address(flat) if flat.size else None, qf, c
-        ),
-        shape,
-        count,
-    )
-    return _finish(handle, shape, target)
+    return _of_barcodes(barcodes, dimension, dtype, lambda *csr: swig.mpcf_plfs_silhouettes(*csr, qf, c))
 
 
 for _f in (betti_curve, stable_rank, accumulated_persistence):

@@ -1,4 +1,5 @@
-"""Distance matrices and nearest neighbours of PCF collections on a Dask
+"""Distance matrices and nearest neighbours of PCF and PLF collections
+(objects of several functions with ``components=True``) on a Dask
 cluster (``dask.distributed``): a laptop's ``LocalCluster``, an HPC
 scheduler through ``dask-jobqueue`` (``SLURMCluster``, ...) or Kubernetes.
 
@@ -55,10 +56,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(dask[array,distributed])"
     ) from exc
 
-from . import _dask_tasks as _tasks
-from ._collection import as_collection
-from ._errors import DtypeMismatchError
-from ._lib import exponent, make_options, swig
+from . import _dask_tasks as _tasks, _ops
+from ._collection import as_collection, object_view
+from ._errors import InvalidArgumentError
+from ._lib import exponent, make_options
 
 __all__ = ["pdist", "cdist", "knn", "to_zarr", "scatter", "ScatteredPcfs", "WorkerOptions"]
 
@@ -75,9 +76,10 @@ _AUTO_TILES_PER_THREAD = 4
 
 
 class ScatteredPcfs:
-    """A :class:`mpcf.PcfCollection` held by every worker of a Dask cluster,
-    made by :func:`scatter`. :func:`pdist`, :func:`cdist` and :func:`knn`
-    accept it in place of a collection, so several computations over one
+    """A :class:`mpcf.PcfCollection` or :class:`mpcf.PlfCollection` held by
+    every worker of a Dask cluster, made by :func:`scatter`. :func:`pdist`,
+    :func:`cdist` and :func:`knn` accept it in place of a collection, with
+    or without ``components=True``, so several computations over one
     collection send it only once.
 
     Attributes
@@ -86,22 +88,46 @@ class ScatteredPcfs:
         The collection in the cluster's memory.
     shape, size, dtype
         Those of the collection.
+    kind : type
+        Its class, :class:`mpcf.PcfCollection` or :class:`mpcf.PlfCollection`.
     client : distributed.Client
         The client it was scattered with.
     """
 
-    __slots__ = ("future", "shape", "size", "dtype", "client")
+    __slots__ = ("future", "shape", "size", "dtype", "kind", "client", "_components", "_objects_of")
 
-    def __init__(self, future: Any, shape: Tuple[int, ...], size: int, dtype: np.dtype, client: Any) -> None:
+    def __init__(self, future: Any, shape: Tuple[int, ...], size: int, dtype: np.dtype, kind: type,
+                 client: Any, components: Any = None, objects_of: Optional[int] = None) -> None:
         self.future = future
         self.shape = shape
         self.size = size
         self.dtype = dtype
+        self.kind = kind
         self.client = client
+        # What components=True makes of the collection, found by libmpcf when
+        # it was scattered (the data stays on the workers): K, the functions
+        # per object, or libmpcf's error refusing a component axis; None when
+        # the scattered data are objects already.
+        self._components = components
+        # Set on the handle of those objects (_as_objects): the tasks see the
+        # collection through _tasks.ComponentObjects, objects of this many
+        # functions.
+        self._objects_of = objects_of
+
+    def _as_objects(self) -> "ScatteredPcfs":
+        """The same scattered data as objects of K functions (components=True)."""
+        found = self._components
+        if found is None:
+            return self
+        if isinstance(found, Exception):
+            raise type(found)(str(found), found.status, found.status_name)
+        shape = self.shape[:-1]
+        return ScatteredPcfs(self.future, shape, int(np.prod(shape, dtype=np.int64)), self.dtype,
+                             self.kind, self.client, None, found)
 
     def __repr__(self) -> str:
         return (f"ScatteredPcfs(shape={self.shape}, dtype={self.dtype.name}, "
-                f"key={self.future.key!r})")
+                f"kind={self.kind.__name__}, key={self.future.key!r})")
 
 
 def _default_client() -> Any:
@@ -134,7 +160,7 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
 
     Parameters
     ----------
-    X : PcfCollection or anything it accepts
+    X : PcfCollection, PlfCollection or anything PcfCollection accepts
     client : distributed.Client, optional
         Default: Dask's current client.
 
@@ -148,28 +174,42 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     client = client if client is not None else _default_client()
     if client is None:
         raise ValueError("mpcf.dask.scatter needs a dask.distributed Client (none is running)")
+    components = None
     if not isinstance(X, _tasks.ComponentObjects):
         X = as_collection(X)
+        try:  # libmpcf's verdict on a component axis, for later calls with components=True
+            object_view(X, True)
+            components = int(X.shape[-1])
+        except InvalidArgumentError as exc:
+            components = exc
     # hash=False: the key is random, so X is not pickled once more to name it.
     future = client.scatter(X, broadcast=True, hash=False)
-    return ScatteredPcfs(future, X.shape, X.size, X.dtype, client)
+    return ScatteredPcfs(future, X.shape, X.size, X.dtype, _kind(X), client, components)
 
 
-def _input(X: Any, default_dtype: Any = np.float64, components: Any = False) -> Any:
-    """X as a ScatteredPcfs or a PcfCollection (plain numbers take
-    default_dtype), so that its size is known before anything is sent; with
-    components=True, its objects (_tasks.ComponentObjects)."""
+def _input(X: Any, default_dtype: Any = np.float64, components: Any = False,
+           kind: Optional[type] = None) -> Any:
+    """X as a ScatteredPcfs or a collection (plain data as functions of
+    kind, PCFs by default; plain numbers take default_dtype), so that its
+    size is known before anything is sent; with components=True, its objects
+    (_tasks.ComponentObjects, or a ScatteredPcfs read as objects)."""
     components = _components(components)
     if isinstance(X, ScatteredPcfs):
-        if components:
-            raise ValueError(
-                "components=True takes the collection itself, not a ScatteredPcfs (scattered "
-                "collections with a component axis are not supported yet)")
-        return X
+        return X._as_objects() if components else X
     if isinstance(X, _tasks.ComponentObjects):
         return X
-    X = as_collection(X, None, default_dtype)
+    X = as_collection(X, None, default_dtype, kind)
     return _tasks.ComponentObjects(X) if components else X
+
+
+def _kind(X: Any) -> type:
+    """The collection class of X (a collection, its objects or a
+    ScatteredPcfs)."""
+    if isinstance(X, ScatteredPcfs):
+        return X.kind
+    if isinstance(X, _tasks.ComponentObjects):
+        return type(X.X)
+    return type(X)
 
 
 def _components(value: Any) -> bool:
@@ -181,7 +221,11 @@ def _components(value: Any) -> bool:
 class _Source:
     """The collection as the tasks see it: a key of the graph (the scattered
     future, or the collection itself as one task of the graph when no
-    distributed client is running), with its shape, size and dtype."""
+    distributed client is running), with its shape, size and dtype. `arg`
+    is what a task names as its collection: the key, or, for a scattered
+    collection read as objects, a task nested in the tile's task that views
+    it so on the worker (O(1), nothing sent). `token` names the data and
+    how it is read, for the names of the graph's layers."""
 
     def __init__(self, X: Any, client: Any) -> None:
         if isinstance(X, ScatteredPcfs):
@@ -189,6 +233,11 @@ class _Source:
                 raise ValueError("the ScatteredPcfs was scattered with another client than client=")
             self.ref = dask.delayed(X.future)
             self.shape, self.size, self.dtype, self.client = X.shape, X.size, X.dtype, X.client
+            if X._objects_of is None:
+                self.arg = self.ref.key
+            else:
+                self.arg = (_tasks.ComponentObjects, self.ref.key)
+            self.token = (self.ref.key, X._objects_of)
             return
         self.shape, self.size, self.dtype = X.shape, X.size, X.dtype
         self.client = client if client is not None else _default_client()
@@ -197,22 +246,20 @@ class _Source:
             self.ref = dask.delayed(X, name="mpcf-pcfs-" + uuid.uuid4().hex)
         else:
             self.ref = dask.delayed(scatter(X, self.client).future)
-
-    @property
-    def key(self) -> Any:
-        return self.ref.key
+        self.arg = self.ref.key
+        self.token = (self.ref.key, None)
 
 
 def _inputs(X: Any, Y: Any, components: Any = False) -> Tuple[Any, Any]:
-    """X and Y of a cross computation, of one dtype (plain numbers in Y take
-    X's dtype)."""
+    """X and Y of a cross computation (plain data in Y takes X's dtype and
+    kind). libmpcf judges whether they go together (one dtype, one kind of
+    function) on empty collections of theirs, so a mismatch fails here with
+    its message rather than later on the workers."""
     same = Y is X
     X = _input(X, np.float64, components)
-    Y = X if same else _input(Y, X.dtype, components)
-    if Y.dtype != X.dtype:
-        raise DtypeMismatchError(
-            f"X has dtype {X.dtype} but Y has dtype {Y.dtype}; they must share one dtype",
-            swig.MPCF_ERROR_DTYPE_MISMATCH, "MPCF_ERROR_DTYPE_MISMATCH")
+    Y = X if same else _input(Y, X.dtype, components, _kind(X))
+    if not same:
+        _ops.cdist(_kind(X)([], dtype=X.dtype), _kind(Y)([], dtype=Y.dtype))
     return X, Y
 
 
@@ -380,7 +427,9 @@ def pdist(
     components : bool
         As in :func:`mpcf.pdist`: X of shape ``(*S, K)`` holds ``prod(S)``
         objects of K functions, and n counts objects (tiles cut between
-        objects). Takes a collection, not a :class:`ScatteredPcfs`.
+        objects). X may be a :class:`ScatteredPcfs` of such a collection
+        (scattered as it is; each task views its slice as objects on the
+        worker).
 
     Returns
     -------
@@ -412,14 +461,14 @@ def pdist(
         return da.zeros((0, 0), dtype=X.dtype)
     src = _Source(X, client)
     bounds = _bounds(sizes)
-    name = "mpcf-pdist-" + tokenize(src.key, p, settings, sizes)
+    name = "mpcf-pdist-" + tokenize(src.token, p, settings, sizes)
     dsk: Dict[Any, Any] = {}
     for I, (i0, i1) in enumerate(bounds):
         for J, (j0, j1) in enumerate(bounds):
             if I == J:
-                dsk[(name, I, J)] = (_tasks.pdist_tile, src.key, i0, i1, p, settings)
+                dsk[(name, I, J)] = (_tasks.pdist_tile, src.arg, i0, i1, p, settings)
             elif I > J:
-                dsk[(name, I, J)] = (_tasks.cdist_tile, src.key, i0, i1, src.key, j0, j1, p, settings)
+                dsk[(name, I, J)] = (_tasks.cdist_tile, src.arg, i0, i1, src.arg, j0, j1, p, settings)
             else:
                 dsk[(name, I, J)] = (np.transpose, (name, J, I))
     return _array(name, dsk, [src], (sizes, sizes), src.dtype)
@@ -471,11 +520,11 @@ def cdist(
     if X.size == 0 or Y.size == 0:
         return da.zeros((X.size, Y.size), dtype=X.dtype)
     sx, sy = _sources(X, Y, client)
-    name = "mpcf-cdist-" + tokenize(sx.key, sy.key, p, settings, row_sizes, col_sizes)
+    name = "mpcf-cdist-" + tokenize(sx.token, sy.token, p, settings, row_sizes, col_sizes)
     dsk: Dict[Any, Any] = {}
     for I, (i0, i1) in enumerate(_bounds(row_sizes)):
         for J, (j0, j1) in enumerate(_bounds(col_sizes)):
-            dsk[(name, I, J)] = (_tasks.cdist_tile, sx.key, i0, i1, sy.key, j0, j1, p, settings)
+            dsk[(name, I, J)] = (_tasks.cdist_tile, sx.arg, i0, i1, sy.arg, j0, j1, p, settings)
     return _array(name, dsk, [sx, sy], (row_sizes, col_sizes), sx.dtype)
 
 
@@ -573,7 +622,7 @@ def knn(
         row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total)
     sx, sy = _sources(X, Yc, client)
     rows, cols = _bounds(row_sizes), _bounds(col_sizes)
-    name = "mpcf-knn-" + tokenize(sx.key, sy.key, Y is None, k, p, settings, row_sizes, col_sizes,
+    name = "mpcf-knn-" + tokenize(sx.token, sy.token, Y is None, k, p, settings, row_sizes, col_sizes,
                                   split_every)
     dsk: Dict[Any, Any] = {}
     parts: List[List[Tuple[Any, int]]] = [[] for _ in rows]  # (key, side) per row block
@@ -581,14 +630,14 @@ def knn(
         for J, (j0, j1) in enumerate(cols):
             key = (name + "-tile", I, J)
             if Y is not None:
-                dsk[key] = (_tasks.knn_cross, sx.key, i0, i1, sy.key, j0, j1, k, p, settings)
+                dsk[key] = (_tasks.knn_cross, sx.arg, i0, i1, sy.arg, j0, j1, k, p, settings)
                 parts[I].append((key, -1))
             elif I == J:
                 if i1 - i0 > 1:
-                    dsk[key] = (_tasks.knn_diagonal, sx.key, i0, i1, k, p, settings)
+                    dsk[key] = (_tasks.knn_diagonal, sx.arg, i0, i1, k, p, settings)
                     parts[I].append((key, -1))
             elif I > J:
-                dsk[key] = (_tasks.knn_below_diagonal, sx.key, i0, i1, j0, j1, k, p, settings)
+                dsk[key] = (_tasks.knn_below_diagonal, sx.arg, i0, i1, j0, j1, k, p, settings)
                 parts[I].append((key, 0))
                 parts[J].append((key, 1))
     results = []
