@@ -17,7 +17,6 @@ namespace mpcf {
 namespace {
 
 using detail::bad_bar;
-using detail::dtype_name;
 using detail::representable;
 
 // ---- validation (the messages of tda.cpp, plus clipping) ----

@@ -50,7 +50,6 @@ void validate_barcode_offsets(std::uint64_t n, const std::uint64_t* offsets) {
 namespace {
 
 using detail::bad_bar;
-using detail::dtype_name;
 using detail::representable;
 using detail::validate_barcode_offsets;
 
