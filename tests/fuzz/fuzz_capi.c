@@ -2154,6 +2154,13 @@ static void op_knn(fz_reader* r, state* st) {
     cpu_only_errors(&e, st, use_opts, x, need > 0);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  /* The checks without collections judge p and k as the header says. */
+  const int p_ok = !isnan(p) && p >= 1;
+  check_status("mpcf_exponent_check", mpcf_exponent_check(p),
+               p_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_knn_check",
+               mpcf_knn_check(nx, y ? (int64_t)objs(y) : -1, x && x->caxis, p, k),
+               p_ok && k_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
   mpcf_options* oh = use_opts ? o->h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
