@@ -99,6 +99,44 @@ MPCF_SCALAR_OUTPUT(double, out, PyFloat_FromDouble)
 MPCF_SCALAR_OUTPUT(mpcf_dtype, out, PyLong_FromLong)
 MPCF_SCALAR_OUTPUT(mpcf_function_type, out, PyLong_FromLong)
 
+/* ---- versioned structs, returned as dicts after the status ------------ */
+/* mpcf_last_error_detail(detail) -> [status, {status, function_index,
+ * breakpoint_index, barcode_index, bar_index}] (-1: not applicable);
+ * mpcf_task_info_get(task, info) and mpcf_last_task_info(info) -> [status,
+ * {backend, reason, threads, merge_steps, seconds, devices}] (devices: a
+ * tuple of ids). struct_size is set to this header's sizeof. */
+%typemap(in, numinputs=0) mpcf_error_detail* detail (mpcf_error_detail temp_) {
+  memset(&temp_, 0, sizeof temp_);
+  temp_.struct_size = (uint32_t)sizeof temp_;
+  $1 = &temp_;
+}
+%typemap(argout) mpcf_error_detail* detail {
+  %append_output(Py_BuildValue("{s:i,s:L,s:L,s:L,s:L}", "status", (int)$1->status,
+                               "function_index", (long long)$1->function_index,
+                               "breakpoint_index", (long long)$1->breakpoint_index,
+                               "barcode_index", (long long)$1->barcode_index,
+                               "bar_index", (long long)$1->bar_index));
+}
+%typemap(in, numinputs=0) mpcf_task_info* info (mpcf_task_info temp_) {
+  memset(&temp_, 0, sizeof temp_);
+  temp_.struct_size = (uint32_t)sizeof temp_;
+  $1 = &temp_;
+}
+%typemap(argout) mpcf_task_info* info {
+  int count_ = $1->device_count < MPCF_TASK_INFO_MAX_DEVICES ? $1->device_count
+                                                               : MPCF_TASK_INFO_MAX_DEVICES;
+  if (count_ < 0) count_ = 0;
+  PyObject* devices_ = PyTuple_New(count_);
+  if (devices_ == NULL) SWIG_fail;
+  for (int k_ = 0; k_ < count_; ++k_) PyTuple_SET_ITEM(devices_, k_, PyLong_FromLong($1->devices[k_]));
+  %append_output(Py_BuildValue("{s:i,s:i,s:i,s:d,s:d,s:N}", "backend", (int)$1->backend,
+                               "reason", (int)$1->reason, "threads", (int)$1->threads,
+                               "merge_steps", $1->merge_steps, "seconds", $1->seconds,
+                               "devices", devices_));
+}
+%ignore mpcf_error_detail;
+%ignore mpcf_task_info;
+
 /* ---- handles: owned proxy objects ------------------------------------ */
 /* The structs are opaque in C; SWIG only needs to know they exist to give
  * them a Python class whose destructor calls mpcf_*_destroy. */

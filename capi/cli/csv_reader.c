@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ */
-/* Errors                                                               */
-/* ------------------------------------------------------------------ */
+/* ---- Errors ---- */
 
 typedef struct {
   char* buf;
@@ -47,9 +45,7 @@ static const char* shown(char* dst, size_t dst_size, const char* s, size_t len) 
   return dst;
 }
 
-/* ------------------------------------------------------------------ */
-/* Lines                                                                */
-/* ------------------------------------------------------------------ */
+/* ---- Lines ---- */
 
 enum { READ_CHUNK = 1 << 16 };
 
@@ -111,9 +107,7 @@ static int next_line(line_reader* r, char** line, size_t* len) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Fields                                                               */
-/* ------------------------------------------------------------------ */
+/* ---- Fields ---- */
 
 typedef struct {
   char* text[3];
@@ -178,9 +172,7 @@ static const char* split_fields(char* line, size_t len, fields* f) {
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Numbers                                                              */
-/* ------------------------------------------------------------------ */
+/* ---- Numbers ---- */
 
 typedef enum { NUM_OK, NUM_EMPTY, NUM_NOT_A_NUMBER, NUM_NOT_FINITE, NUM_OUT_OF_RANGE } num_result;
 
@@ -231,7 +223,7 @@ static void describe_number_error(error_sink* e, const char* file, uint64_t line
       break;
     case NUM_OUT_OF_RANGE:
       report(e, "%s:%llu: %s '%s' is out of the %s range%s", file, (unsigned long long)line, what,
-             tok, dtype == MPCF_FLOAT32 ? "float32" : "float64",
+             tok, cli_dtype_name(dtype),
              dtype == MPCF_FLOAT32 ? " (use --dtype float64)" : "");
       break;
     case NUM_OK:
@@ -239,9 +231,7 @@ static void describe_number_error(error_sink* e, const char* file, uint64_t line
   }
 }
 
-/* ------------------------------------------------------------------ */
-/* Growing arrays                                                       */
-/* ------------------------------------------------------------------ */
+/* ---- Growing arrays ---- */
 
 /* Makes room for at least `need` elements of `elem` bytes. */
 static int reserve(void** p, uint64_t* cap, uint64_t need, size_t elem) {
@@ -259,9 +249,7 @@ static int reserve(void** p, uint64_t* cap, uint64_t need, size_t elem) {
   return 1;
 }
 
-/* ------------------------------------------------------------------ */
-/* Id table: id -> function index, to catch ids whose rows are split     */
-/* ------------------------------------------------------------------ */
+/* ---- Id table: id -> function index, to catch ids whose rows are split ---- */
 
 typedef struct {
   uint64_t* slots; /* function index + 1; 0 = empty */
@@ -314,9 +302,7 @@ static int id_table_add(id_table* t, char* const* ids, uint64_t index) {
   return 1;
 }
 
-/* ------------------------------------------------------------------ */
-/* The reader                                                           */
-/* ------------------------------------------------------------------ */
+/* ---- The reader ---- */
 
 typedef struct {
   csv_pcfs* out;

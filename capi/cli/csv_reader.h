@@ -54,6 +54,11 @@ csv_status csv_read_pcfs(const char* path, const char* display_name, mpcf_dtype 
 csv_status csv_read_barcodes(const char* path, const char* display_name, csv_pcfs* out,
                              char* err, size_t err_size);
 
+/** "float32" or "float64": the dtype's name in the tool's messages. */
+static inline const char* cli_dtype_name(mpcf_dtype dtype) {
+  return dtype == MPCF_FLOAT32 ? "float32" : "float64";
+}
+
 /** Frees everything csv_read_pcfs allocated and empties *pcfs. Safe on an
  *  emptied or zero-initialised struct. */
 void csv_pcfs_free(csv_pcfs* pcfs);

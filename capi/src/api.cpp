@@ -2,6 +2,8 @@
 // api_entry(), the one noexcept boundary that turns exceptions into status
 // codes and the thread-local error message. Argument checks all happen before
 // anything is written, so a failed call leaves outputs untouched.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -53,46 +55,46 @@ SymmetricLayout symmetric_layout(const mpcf_layout& layout, bool kernel) {
 template <typename T>
 std::unique_ptr<mpcf::Work> pairwise_work(const mpcf_pcfs* X, OperationSpec spec,
                                           SymmetricLayout layout, void* out,
-                                          const mpcf_options& o) {
+                                          const mpcf_options& o, RunInfo& run) {
   const auto n = static_cast<std::size_t>(X->objects());
   auto writer = std::make_shared<mpcf::MatrixWriter<T>>(
       mpcf::MatrixWriter<T>::symmetric(static_cast<T*>(out), n, layout, spec.is_kernel()));
-  return make_work<T>(request_for<T>(X, nullptr, spec, o, std::move(writer)), o);
+  return make_work<T>(request_for<T>(X, nullptr, spec, o, std::move(writer)), o, run);
 }
 
-std::unique_ptr<mpcf::Task> pairwise_task(const mpcf_pcfs* X, OperationSpec spec,
-                                          const mpcf_layout& layout, void* out, std::uint64_t capacity,
-                                          const mpcf_options* options) {
+PlannedTask pairwise_task(const mpcf_pcfs* X, OperationSpec spec, const mpcf_layout& layout,
+                          void* out, std::uint64_t capacity, const mpcf_options* options) {
   require(X, "X");
   const SymmetricLayout sl = symmetric_layout(layout, spec.is_kernel());
   check_capacity(mpcf::symmetric_result_size(X->objects(), sl, spec.is_kernel()), capacity, out);
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? pairwise_work<float>(X, spec, sl, out, o)
-                                       : pairwise_work<double>(X, spec, sl, out, o);
-  return std::make_unique<mpcf::Task>(std::move(work));
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32 ? pairwise_work<float>(X, spec, sl, out, o, run)
+                                    : pairwise_work<double>(X, spec, sl, out, o, run);
+  });
 }
 
 template <typename T>
 std::unique_ptr<mpcf::Work> cross_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
-                                       void* out, const mpcf_options& o) {
+                                       void* out, const mpcf_options& o, RunInfo& run) {
   auto writer = std::make_shared<mpcf::MatrixWriter<T>>(mpcf::MatrixWriter<T>::dense(
       static_cast<T*>(out), static_cast<std::size_t>(X->objects()),
       static_cast<std::size_t>(Y->objects())));
-  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(writer)), o);
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(writer)), o, run);
 }
 
-std::unique_ptr<mpcf::Task> cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, const mpcf_metric& metric,
-                                       double p, void* out, std::uint64_t capacity,
-                                       const mpcf_options* options) {
+PlannedTask cross_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, const mpcf_metric& metric,
+                       double p, void* out, std::uint64_t capacity, const mpcf_options* options) {
   require(X, "X");
   require(Y, "Y");
   check_pair_operands(X, Y);
   const OperationSpec spec = cross_spec(metric, p);
   check_capacity(mpcf::checked_product(X->objects(), Y->objects(), "the cdist result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? cross_work<float>(X, Y, spec, out, o)
-                                       : cross_work<double>(X, Y, spec, out, o);
-  return std::make_unique<mpcf::Task>(std::move(work));
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32 ? cross_work<float>(X, Y, spec, out, o, run)
+                                    : cross_work<double>(X, Y, spec, out, o, run);
+  });
 }
 
 // One pair, on the calling thread.
@@ -110,11 +112,35 @@ double pair_value(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::
   });
 }
 
+// The breakpoints of object i of X (of all its components).
+double object_breakpoints(const mpcf_pcfs* X, std::uint64_t i) {
+  const std::uint64_t K = X->components();
+  double m = 0.0;
+  for (std::uint64_t k = 0; k < K; ++k) {
+    const auto f = static_cast<std::size_t>(i * K + k);
+    m += static_cast<double>(X->dtype == MPCF_FLOAT32 ? X->f32->data().size_of(f)
+                                                      : X->f64->data().size_of(f));
+  }
+  return m;
+}
+
+// The task info of a computation on the calling thread (mpcf.h: CPU only).
+RunInfo calling_thread_run(const mpcf_options& o, double mergeSteps) {
+  RunInfo r = cpu_run(o, mergeSteps, cpu_only_reason(o));
+  r.threads = 1;
+  return r;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // The checks and dtype dispatch of the single-pair entry points; makeSpec
 // runs after the handle and index checks (its own check comes last).
 template <typename MakeSpec>
 void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::uint64_t j,
                  const mpcf_options* options, double* out, MakeSpec makeSpec) {
+  forget_last_run();
   require(X, "X");
   require(Y, "Y");
   require(out, "out");
@@ -123,8 +149,11 @@ void single_pair(const mpcf_pcfs* X, std::uint64_t i, const mpcf_pcfs* Y, std::u
   check_index(j, Y, "j");
   const OperationSpec spec = makeSpec();
   const mpcf_options& o = options_or_default(options);
+  const auto t0 = std::chrono::steady_clock::now();
   *out = X->dtype == MPCF_FLOAT32 ? pair_value<float>(X, i, Y, j, spec, o)
                                   : pair_value<double>(X, i, Y, j, spec, o);
+  record_last_run(calling_thread_run(o, object_breakpoints(X, i) + object_breakpoints(Y, j)),
+                  seconds_since(t0));
 }
 
 // f against the one-point function *g, continuing `acc`, by the walk of
@@ -247,6 +276,23 @@ int mpcf_has_cuda(void) { return mpcf::cuda::compiled_with_cuda() ? 1 : 0; }
 int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
 
 const char* mpcf_last_error_message(void) { return mpcf::capi::last_error().c_str(); }
+
+mpcf_status mpcf_last_error_detail(mpcf_error_detail* detail) {
+  // Copied before the checks can fail: a failure here replaces the detail.
+  const mpcf_error_detail last = last_error_detail();
+  return api_entry("mpcf_last_error_detail", [&] {
+    require(detail, "detail");
+    if (detail->struct_size < 8) {
+      throw InvalidArgument("detail->struct_size = " + std::to_string(detail->struct_size) +
+                            " is smaller than 8, the size of the fields every version of "
+                            "mpcf_error_detail has; set it to sizeof(mpcf_error_detail)");
+    }
+    const std::uint32_t n = std::min<std::uint32_t>(detail->struct_size, sizeof last);
+    mpcf_error_detail copy = last;
+    copy.struct_size = n;
+    std::memcpy(detail, &copy, n);
+  });
+}
 
 const char* mpcf_status_name(mpcf_status status) {
   switch (raw_enum(status)) {
@@ -534,6 +580,10 @@ mpcf_status mpcf_options_set_memory_fraction(mpcf_options* options, double fract
 
 /* ---- sizes ---- */
 
+mpcf_status mpcf_exponent_check(double p) {
+  return api_entry("mpcf_exponent_check", [&] { distance_spec(p); });
+}
+
 mpcf_status mpcf_pdist_size(const mpcf_pcfs* X, mpcf_layout layout, uint64_t* out) {
   return api_entry("mpcf_pdist_size", [&] {
     require(X, "X");
@@ -572,14 +622,15 @@ mpcf_status mpcf_task_progress(const mpcf_task* task, uint64_t* done, uint64_t* 
 
 mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds) {
   if (task == nullptr) {
-    set_last_error("mpcf_task_wait", "argument 'task' is NULL");
+    set_last_error("mpcf_task_wait", "argument 'task' is NULL", MPCF_ERROR_INVALID_ARGUMENT);
     return MPCF_ERROR_INVALID_ARGUMENT;
   }
   if (in_own_callback(task)) {
     set_last_error("mpcf_task_wait",
                    "called from the task's own callback (or from a computation started inside "
                    "it), where it would wait for itself; return from the callback instead (a "
-                   "non-zero return cancels the task)");
+                   "non-zero return cancels the task)",
+                   MPCF_ERROR_INVALID_ARGUMENT);
     return MPCF_ERROR_INVALID_ARGUMENT;
   }
   bool finished = false;
@@ -592,6 +643,17 @@ mpcf_status mpcf_task_wait(mpcf_task* task, double timeout_seconds) {
   return MPCF_OK;
 }
 
+mpcf_status mpcf_task_info_get(const mpcf_task* task, mpcf_task_info* info) {
+  return api_entry("mpcf_task_info_get", [&] {
+    require(task, "task");
+    write_task_info(task->run, task->task->seconds(), info);
+  });
+}
+
+mpcf_status mpcf_last_task_info(mpcf_task_info* info) {
+  return api_entry("mpcf_last_task_info", [&] { write_last_run(info); });
+}
+
 mpcf_status mpcf_task_cancel(mpcf_task* task) {
   return api_entry("mpcf_task_cancel", [&] {
     require(task, "task");
@@ -601,7 +663,7 @@ mpcf_status mpcf_task_cancel(mpcf_task* task) {
 
 mpcf_status mpcf_task_status(const mpcf_task* task) {
   if (task == nullptr) {
-    set_last_error("mpcf_task_status", "argument 'task' is NULL");
+    set_last_error("mpcf_task_status", "argument 'task' is NULL", MPCF_ERROR_INVALID_ARGUMENT);
     return MPCF_ERROR_INVALID_ARGUMENT;
   }
   switch (task->task->state()) {
@@ -619,7 +681,8 @@ void mpcf_task_destroy(mpcf_task* task) {
     set_last_error("mpcf_task_destroy",
                    "called from the task's own callback (or from a computation started inside "
                    "it), where it would wait for itself; the task was not destroyed (return non-zero from the callback to cancel it, and "
-                   "destroy it after mpcf_task_wait returns)");
+                   "destroy it after mpcf_task_wait returns)",
+                   MPCF_ERROR_INVALID_ARGUMENT);
     return;
   }
   delete task;
@@ -638,6 +701,7 @@ mpcf_status mpcf_pdist_start(const mpcf_pcfs* X, double p, mpcf_layout layout, v
 mpcf_status mpcf_pdist(const mpcf_pcfs* X, double p, mpcf_layout layout, void* out,
                        uint64_t capacity, const mpcf_options* options) {
   return api_entry("mpcf_pdist", [&] {
+    forget_last_run();
     run_task(pairwise_task(X, distance_spec(p), layout, out, capacity, options));
   });
 }
@@ -654,6 +718,7 @@ mpcf_status mpcf_l2_kernel_start(const mpcf_pcfs* X, mpcf_layout layout, void* o
 mpcf_status mpcf_l2_kernel(const mpcf_pcfs* X, mpcf_layout layout, void* out, uint64_t capacity,
                            const mpcf_options* options) {
   return api_entry("mpcf_l2_kernel", [&] {
+    forget_last_run();
     run_task(pairwise_task(X, OperationSpec::l2_kernel(), layout, out, capacity, options));
   });
 }
@@ -670,6 +735,7 @@ mpcf_status mpcf_cdist_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric
 mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metric metric, double p,
                        void* out, uint64_t capacity, const mpcf_options* options) {
   return api_entry("mpcf_cdist", [&] {
+    forget_last_run();
     run_task(cross_task(X, Y, metric, p, out, capacity, options));
   });
 }
@@ -691,15 +757,21 @@ mpcf_status mpcf_l2_inner_product(const mpcf_pcfs* X, uint64_t i, const mpcf_pcf
 mpcf_status mpcf_lp_norm(const mpcf_pcfs* X, double p, void* out, uint64_t capacity,
                          const mpcf_options* options) {
   return api_entry("mpcf_lp_norm", [&] {
+    forget_last_run();
     require(X, "X");
     const OperationSpec spec = distance_spec(p);
     check_capacity(X->objects(), capacity, out);
     const mpcf_options& o = options_or_default(options);
+    const auto t0 = std::chrono::steady_clock::now();
     if (X->dtype == MPCF_FLOAT32) {
       norms<float>(X, spec, out, o);
     } else {
       norms<double>(X, spec, out, o);
     }
+    // Each function against the zero function (one breakpoint).
+    const double steps =
+        static_cast<double>(X->total_breakpoints()) + static_cast<double>(X->count());
+    record_last_run(calling_thread_run(o, steps), seconds_since(t0));
   });
 }
 

@@ -20,48 +20,36 @@ using mpcf::OperationSpec;
 
 namespace {
 
-// The candidates of each row of knn(X, k[, Y]).
-std::uint64_t knn_candidates(const mpcf_pcfs* X, const mpcf_pcfs* Y) {
-  if (Y) return Y->objects();
-  return X->objects() == 0 ? 0 : X->objects() - 1;
-}
-
-void check_k(std::uint64_t k, const mpcf_pcfs* X, const mpcf_pcfs* Y) {
-  if (k == 0) throw InvalidArgument("k = 0; k must be at least 1");
-  const std::uint64_t candidates = knn_candidates(X, Y);
-  if (k > candidates) {
-    std::ostringstream os;
-    os << "k = " << k << " is more than the " << candidates
-       << (Y ? " functions of Y" : " other functions of X (count(X) - 1)")
-       << "; k must be at most that";
-    throw InvalidArgument(os.str());
-  }
-}
+// What the collections of a knn hold, in its messages.
+const char* knn_noun(bool componentAxis) { return componentAxis ? "objects" : "functions"; }
 
 template <typename T>
 std::unique_ptr<mpcf::Work> knn_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
                                      std::uint64_t k, void* distances, std::int64_t* indices,
-                                     const mpcf_options& o) {
+                                     const mpcf_options& o, RunInfo& run) {
   auto consumer = std::make_shared<mpcf::KnnConsumer<T>>(
       static_cast<T*>(distances), indices, static_cast<std::size_t>(X->objects()),
       static_cast<std::size_t>(k));
-  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o, run);
 }
 
-std::unique_ptr<mpcf::Task> knn_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
-                                     std::uint64_t k, void* distances, std::int64_t* indices,
-                                     std::uint64_t capacity, const mpcf_options* options) {
+PlannedTask knn_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, std::uint64_t k,
+                     void* distances, std::int64_t* indices, std::uint64_t capacity,
+                     const mpcf_options* options) {
   require(X, "X");
   if (Y) check_pair_operands(X, Y);
   const OperationSpec spec = distance_spec(p);
-  check_k(k, X, Y);
+  mpcf::check_knn_k(k, X->objects(), Y ? Y->objects() : 0, Y != nullptr,
+                    knn_noun(X->component_axis));
   const std::uint64_t need = mpcf::checked_product(X->objects(), k, "the knn result");
   check_capacity(need, capacity, distances, "distances");
   check_capacity(need, capacity, indices, "indices");
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? knn_work<float>(X, Y, spec, k, distances, indices, o)
-                                       : knn_work<double>(X, Y, spec, k, distances, indices, o);
-  return std::make_unique<mpcf::Task>(std::move(work));
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32
+               ? knn_work<float>(X, Y, spec, k, distances, indices, o, run)
+               : knn_work<double>(X, Y, spec, k, distances, indices, o, run);
+  });
 }
 
 // The kernel and the operation whose blocks it reads.
@@ -133,7 +121,8 @@ std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options
 template <typename T>
 std::unique_ptr<mpcf::Work> matvec_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                         mpcf::KernelSpec kernel, OperationSpec spec, const void* V,
-                                        std::uint64_t r, void* out, const mpcf_options& o) {
+                                        std::uint64_t r, void* out, const mpcf_options& o,
+                                        RunInfo& run) {
   const mpcf_pcfs* cols = Y ? Y : X;
   // V is copied now and checked as copied: the task uses these values, not
   // whatever the caller's buffer holds later (mpcf.h: V is not borrowed).
@@ -149,14 +138,13 @@ std::unique_ptr<mpcf::Work> matvec_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
       kernel, std::move(copy), static_cast<std::size_t>(r), static_cast<T*>(out),
       static_cast<std::size_t>(X->objects()), static_cast<std::size_t>(cols->objects()),
       std::move(rowNorms), std::move(colNorms));
-  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o, run);
 }
 
-std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
-                                        const mpcf_kernel& kernel, double p, double scale,
-                                        const void* V, std::uint64_t vElements, std::uint64_t r,
-                                        void* out, std::uint64_t capacity,
-                                        const mpcf_options* options) {
+PlannedTask matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, const mpcf_kernel& kernel,
+                        double p, double scale, const void* V, std::uint64_t vElements,
+                        std::uint64_t r, void* out, std::uint64_t capacity,
+                        const mpcf_options* options) {
   require(X, "X");
   if (Y) check_pair_operands(X, Y);
   OperationSpec spec;
@@ -173,16 +161,17 @@ std::unique_ptr<mpcf::Task> matvec_task(const mpcf_pcfs* X, const mpcf_pcfs* Y,
   if (vNeed > 0) require(V, "V");
   check_capacity(mpcf::checked_product(X->objects(), r, "the mat-vec result"), capacity, out);
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? matvec_work<float>(X, Y, k, spec, V, r, out, o)
-                                       : matvec_work<double>(X, Y, k, spec, V, r, out, o);
-  return std::make_unique<mpcf::Task>(std::move(work));
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32 ? matvec_work<float>(X, Y, k, spec, V, r, out, o, run)
+                                    : matvec_work<double>(X, Y, k, spec, V, r, out, o, run);
+  });
 }
 
 template <typename T>
 std::unique_ptr<mpcf::Work> stream_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
                                         mpcf_block_callback callback, void* user,
                                         const mpcf_options& o,
-                                        std::shared_ptr<CallbackOwner> owner) {
+                                        std::shared_ptr<CallbackOwner> owner, RunInfo& run) {
   const mpcf_dtype dtype = X->dtype;
   auto consumer = std::make_shared<mpcf::StreamConsumer<T>>(
       [callback, user, dtype, owner](const mpcf::BlockInfo& b, const T* values) {
@@ -199,25 +188,36 @@ std::unique_ptr<mpcf::Work> stream_work(const mpcf_pcfs* X, const mpcf_pcfs* Y, 
         block.values = values;
         return callback(&block, user);
       });
-  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o);
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o, run);
 }
 
-std::unique_ptr<mpcf::Task> stream_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
-                                        mpcf_block_callback callback, void* user,
-                                        const mpcf_options* options,
-                                        std::shared_ptr<CallbackOwner> owner) {
+PlannedTask stream_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec spec,
+                        mpcf_block_callback callback, void* user, const mpcf_options* options,
+                        std::shared_ptr<CallbackOwner> owner) {
   require(X, "X");
   if (Y) check_pair_operands(X, Y);
   if (callback == nullptr) throw InvalidArgument("argument 'callback' is NULL");
   const mpcf_options& o = options_or_default(options);
-  auto work = X->dtype == MPCF_FLOAT32 ? stream_work<float>(X, Y, spec, callback, user, o, owner)
-                                       : stream_work<double>(X, Y, spec, callback, user, o, owner);
-  return std::make_unique<mpcf::Task>(std::move(work));
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32
+               ? stream_work<float>(X, Y, spec, callback, user, o, owner, run)
+               : stream_work<double>(X, Y, spec, callback, user, o, owner, run);
+  });
 }
 
 }  // namespace
 
 extern "C" {
+
+mpcf_status mpcf_knn_check(uint64_t x_count, int64_t y_count, int component_axis, double p,
+                           uint64_t k) {
+  return api_entry("mpcf_knn_check", [&] {
+    distance_spec(p);
+    const bool withY = y_count >= 0;
+    mpcf::check_knn_k(k, x_count, withY ? static_cast<std::uint64_t>(y_count) : 0, withY,
+                      knn_noun(component_axis != 0));
+  });
+}
 
 mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out) {
   return api_entry("mpcf_knn_size", [&] {
@@ -240,6 +240,7 @@ mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t 
                      void* distances, int64_t* indices, uint64_t capacity,
                      const mpcf_options* options) {
   return api_entry("mpcf_knn", [&] {
+    forget_last_run();
     run_task(knn_task(X, Y, p, k, distances, indices, capacity, options));
   });
 }
@@ -267,6 +268,7 @@ mpcf_status mpcf_kernel_matvec(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_kern
                                uint64_t r, void* out, uint64_t capacity,
                                const mpcf_options* options) {
   return api_entry("mpcf_kernel_matvec", [&] {
+    forget_last_run();
     run_task(matvec_task(X, Y, kernel, p, scale, V, v_elements, r, out, capacity, options));
   });
 }
@@ -284,6 +286,7 @@ mpcf_status mpcf_pdist_stream_start(const mpcf_pcfs* X, double p, mpcf_block_cal
 mpcf_status mpcf_pdist_stream(const mpcf_pcfs* X, double p, mpcf_block_callback callback,
                               void* user, const mpcf_options* options) {
   return api_entry("mpcf_pdist_stream", [&] {
+    forget_last_run();
     run_task(stream_task(X, nullptr, distance_spec(p), callback, user, options,
                          std::make_shared<CallbackOwner>()));
   });
@@ -305,6 +308,7 @@ mpcf_status mpcf_cdist_stream(const mpcf_pcfs* X, const mpcf_pcfs* Y, mpcf_metri
                               mpcf_block_callback callback, void* user,
                               const mpcf_options* options) {
   return api_entry("mpcf_cdist_stream", [&] {
+    forget_last_run();
     require(Y, "Y");
     run_task(stream_task(X, Y, cross_spec(metric, p), callback, user, options,
                          std::make_shared<CallbackOwner>()));

@@ -1,6 +1,8 @@
 #include "api_support.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <sstream>
 
@@ -8,6 +10,7 @@ namespace mpcf::capi {
 
 namespace {
 thread_local std::string t_last_error;
+thread_local mpcf_error_detail t_last_detail = {sizeof(mpcf_error_detail), MPCF_OK, -1, -1, -1, -1};
 
 mpcf_status status_of(ErrorKind kind) noexcept {
   switch (kind) {
@@ -25,7 +28,8 @@ mpcf_status status_of(ErrorKind kind) noexcept {
 }
 }  // namespace
 
-void set_last_error(const char* where, const char* what) noexcept {
+void set_last_error(const char* where, const char* what, mpcf_status status) noexcept {
+  t_last_detail = mpcf_error_detail{sizeof(mpcf_error_detail), status, -1, -1, -1, -1};
   try {
     t_last_error.assign(where);
     t_last_error.append(": ");
@@ -37,20 +41,28 @@ void set_last_error(const char* where, const char* what) noexcept {
 
 const std::string& last_error() noexcept { return t_last_error; }
 
+const mpcf_error_detail& last_error_detail() noexcept { return t_last_detail; }
+
 mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept {
   try {
     std::rethrow_exception(e);
   } catch (const Error& err) {
-    set_last_error(where, err.what());
-    return status_of(err.kind());
+    const mpcf_status status = status_of(err.kind());
+    set_last_error(where, err.what(), status);
+    const ErrorLocation& at = err.location();
+    t_last_detail.function_index = at.function;
+    t_last_detail.breakpoint_index = at.breakpoint;
+    t_last_detail.barcode_index = at.barcode;
+    t_last_detail.bar_index = at.bar;
+    return status;
   } catch (const std::bad_alloc&) {
-    set_last_error(where, "out of host memory");
+    set_last_error(where, "out of host memory", MPCF_ERROR_OUT_OF_MEMORY);
     return MPCF_ERROR_OUT_OF_MEMORY;
   } catch (const std::exception& err) {
-    set_last_error(where, err.what());
+    set_last_error(where, err.what(), MPCF_ERROR_INTERNAL);
     return MPCF_ERROR_INTERNAL;
   } catch (...) {
-    set_last_error(where, "unknown internal error");
+    set_last_error(where, "unknown internal error", MPCF_ERROR_INTERNAL);
     return MPCF_ERROR_INTERNAL;
   }
 }
@@ -64,7 +76,7 @@ void check_dtype(const mpcf_dtype& dtype) {
 }
 
 const char* dtype_name(mpcf_dtype dtype) noexcept {
-  return dtype == MPCF_FLOAT32 ? "float32" : "float64";
+  return dtype == MPCF_FLOAT32 ? mpcf::dtype_name<float>() : mpcf::dtype_name<double>();
 }
 
 OperationSpec distance_spec(double p) {
@@ -173,7 +185,10 @@ cuda::CudaExecutionConfig cuda_config(const mpcf_options& o) {
   return c;
 }
 
-bool use_cuda(const mpcf_options& o, double mergeSteps) {
+bool use_cuda(const mpcf_options& o, double mergeSteps, mpcf_backend_reason* why) {
+  mpcf_backend_reason unused;
+  mpcf_backend_reason& reason = why ? *why : unused;
+  reason = MPCF_REASON_REQUESTED;
   switch (o.backend) {
     case MPCF_BACKEND_CPU:
       return false;
@@ -191,9 +206,101 @@ bool use_cuda(const mpcf_options& o, double mergeSteps) {
       return true;
     case MPCF_BACKEND_AUTO:
     default:
-      return cuda::compiled_with_cuda() && cuda::device_count() > 0 &&
-             mergeSteps >= o.cuda_threshold;
+      if (!cuda::compiled_with_cuda()) {
+        reason = MPCF_REASON_AUTO_NO_CUDA_BUILD;
+        return false;
+      }
+      if (cuda::device_count() == 0) {
+        reason = MPCF_REASON_AUTO_NO_DEVICE;
+        return false;
+      }
+      if (!(mergeSteps >= o.cuda_threshold)) {
+        reason = MPCF_REASON_AUTO_BELOW_THRESHOLD;
+        return false;
+      }
+      reason = MPCF_REASON_AUTO_THRESHOLD_MET;
+      return true;
   }
+}
+
+RunInfo cpu_run(const mpcf_options& o, double mergeSteps, mpcf_backend_reason why) {
+  RunInfo r;
+  r.backend = MPCF_BACKEND_CPU;
+  r.reason = why;
+  r.threads = resolve_thread_count(o.threads);
+  r.merge_steps = mergeSteps;
+  return r;
+}
+
+RunInfo cuda_run(const mpcf_options& o, double mergeSteps, mpcf_backend_reason why) {
+  RunInfo r;
+  r.backend = MPCF_BACKEND_CUDA;
+  r.reason = why;
+  r.threads = 0;
+  r.devices = o.devices;
+  if (r.devices.empty()) {
+    for (int d = 0; d < cuda::device_count(); ++d) r.devices.push_back(d);
+  }
+  r.merge_steps = mergeSteps;
+  return r;
+}
+
+mpcf_backend_reason cpu_only_reason(const mpcf_options& o) noexcept {
+  return o.backend == MPCF_BACKEND_CPU ? MPCF_REASON_REQUESTED : MPCF_REASON_CPU_ONLY;
+}
+
+void write_task_info(const RunInfo& run, double seconds, mpcf_task_info* out) {
+  require(out, "info");
+  if (out->struct_size < 8) {
+    throw InvalidArgument("info->struct_size = " + std::to_string(out->struct_size) +
+                          " is smaller than 8, the size of the fields every version of "
+                          "mpcf_task_info has; set it to sizeof(mpcf_task_info)");
+  }
+  mpcf_task_info info;
+  std::memset(&info, 0, sizeof info);
+  info.backend = run.backend;
+  info.reason = run.reason;
+  info.threads = run.threads;
+  info.merge_steps = run.merge_steps;
+  info.seconds = seconds;
+  info.device_count = static_cast<std::int32_t>(run.devices.size());
+  for (int k = 0; k < MPCF_TASK_INFO_MAX_DEVICES; ++k) {
+    info.devices[k] = static_cast<std::size_t>(k) < run.devices.size() ? run.devices[k] : -1;
+  }
+  const std::uint32_t n = std::min<std::uint32_t>(out->struct_size, sizeof info);
+  info.struct_size = n;
+  std::memcpy(out, &info, n);
+}
+
+namespace {
+// mpcf_last_task_info's record; has_run false: none.
+thread_local bool t_has_run = false;
+thread_local RunInfo t_last_run;
+thread_local double t_last_seconds = 0.0;
+}  // namespace
+
+void forget_last_run() noexcept { t_has_run = false; }
+
+void record_last_run(const RunInfo& info, double seconds) noexcept {
+  try {
+    t_last_run = info;
+    t_last_seconds = seconds;
+    t_has_run = true;
+  } catch (...) {
+    t_has_run = false;  // out of memory copying the device list
+  }
+}
+
+void write_last_run(mpcf_task_info* out) {
+  require(out, "info");
+  if (!t_has_run) {
+    throw InvalidArgument(
+        "no synchronous computation has run on this thread since its last one began (the last one "
+        "failed its argument checks, or none was made); mpcf_last_task_info describes the last "
+        "mpcf_pdist, mpcf_l2_kernel, mpcf_cdist, mpcf_knn, mpcf_kernel_matvec, "
+        "mpcf_*_stream, mpcf_lp_distance, mpcf_l2_inner_product or mpcf_lp_norm that computed");
+  }
+  write_task_info(t_last_run, t_last_seconds, out);
 }
 
 namespace {
@@ -227,17 +334,21 @@ bool in_own_callback(const mpcf_task* task) noexcept {
   return false;
 }
 
-void start_task(std::unique_ptr<Task> t, mpcf_task** out, CallbackOwner* owner) {
+void start_task(PlannedTask t, mpcf_task** out, CallbackOwner* owner) {
   auto handle = std::make_unique<mpcf_task>();
-  handle->task = std::move(t);
+  handle->task = std::move(t.task);
+  handle->run = std::move(t.run);
   if (owner) owner->task.store(handle.get(), std::memory_order_release);
   handle->task->start();
   *out = handle.release();
 }
 
-void run_task(std::unique_ptr<Task> t) {
-  t->run_here();
-  if (auto e = t->error()) std::rethrow_exception(e);
+void run_task(PlannedTask t) {
+  t.task->run_here();
+  // Recorded after the run: a computation started in one of its callbacks
+  // (on this thread) has recorded itself meanwhile, and this one ends last.
+  record_last_run(t.run, t.task->seconds());
+  if (auto e = t.task->error()) std::rethrow_exception(e);
 }
 
 }  // namespace mpcf::capi

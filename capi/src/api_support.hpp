@@ -15,6 +15,7 @@
 #include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/matrix_integrate.hpp"
+#include "mpcf/core/number_text.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/core/walk.hpp"
@@ -23,9 +24,11 @@
 
 namespace mpcf::capi {
 
-// Records "where: what" as this thread's last error message.
-void set_last_error(const char* where, const char* what) noexcept;
+// Records "where: what" as this thread's last error message, and `status`
+// with no location as its detail (mpcf_last_error_detail).
+void set_last_error(const char* where, const char* what, mpcf_status status) noexcept;
 const std::string& last_error() noexcept;
+const mpcf_error_detail& last_error_detail() noexcept;
 
 // Maps an exception to a status and records its message.
 mpcf_status record_exception(const char* where, const std::exception_ptr& e) noexcept;
@@ -58,6 +61,7 @@ void require(const P* ptr, const char* name) {
 }
 
 void check_dtype(const mpcf_dtype& dtype);
+// "float32" or "float64" (core's dtype_name).
 const char* dtype_name(mpcf_dtype dtype) noexcept;
 
 // p >= 1 or +inf (NaN and p < 1 rejected).
@@ -89,7 +93,7 @@ const mpcf_options& options_or_default(const mpcf_options* options);
 template <typename T>
 Window<T> window_of(const mpcf_options& o) {
   const Window<T> w{static_cast<T>(o.window_a), static_cast<T>(o.window_b)};
-  if (!(w.a < w.b)) throw_empty_window(o.window_a, o.window_b, sizeof(T) == 4 ? "float32" : "float64");
+  if (!(w.a < w.b)) throw_empty_window(o.window_a, o.window_b, mpcf::dtype_name<T>());
   return w;
 }
 
@@ -99,8 +103,17 @@ OperationSpec cross_spec(const mpcf_metric& metric, double p);
 CpuExecutionConfig cpu_config(const mpcf_options& o);
 cuda::CudaExecutionConfig cuda_config(const mpcf_options& o);
 
-// The backend decision: the one place that knows both CPU and CUDA.
-bool use_cuda(const mpcf_options& o, double mergeSteps);
+// The backend decision: the one place that knows both CPU and CUDA. `why`,
+// when given, receives the reason (mpcf_task_info.reason).
+bool use_cuda(const mpcf_options& o, double mergeSteps, mpcf_backend_reason* why = nullptr);
+// What the task info says of work on the CPU (the options' threads, resolved)
+// or on CUDA (the options' devices, or all of them).
+RunInfo cpu_run(const mpcf_options& o, double mergeSteps, mpcf_backend_reason why);
+RunInfo cuda_run(const mpcf_options& o, double mergeSteps, mpcf_backend_reason why);
+// The reason of work only the CPU does (the single-pair calls): requested,
+// or CPU only.
+mpcf_backend_reason cpu_only_reason(const mpcf_options& o) noexcept;
+
 // The request of a computation over X's rows and Y's columns (Y == nullptr:
 // the symmetric plane of X), with the options' window in X's dtype.
 template <typename T>
@@ -118,12 +131,44 @@ PairRequest<T> request_for(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec
   return r;
 }
 
-// The work of a request on the backend the options choose.
+// The work of a request on the backend the options choose; `run` says which
+// (mpcf_task_info).
 template <typename T>
-std::unique_ptr<Work> make_work(PairRequest<T> request, const mpcf_options& o) {
-  if (use_cuda(o, request.merge_steps())) return cuda::make_work<T>(std::move(request), cuda_config(o));
+std::unique_ptr<Work> make_work(PairRequest<T> request, const mpcf_options& o, RunInfo& run) {
+  const double steps = request.merge_steps();
+  mpcf_backend_reason why = MPCF_REASON_REQUESTED;
+  if (use_cuda(o, steps, &why)) {
+    run = cuda_run(o, steps, why);
+    return cuda::make_work<T>(std::move(request), cuda_config(o));
+  }
+  run = cpu_run(o, steps, why);
   return make_cpu_work<T>(std::move(request), cpu_config(o));
 }
+
+// A task not yet started, and what it runs on.
+struct PlannedTask {
+  std::unique_ptr<Task> task;
+  RunInfo run;
+};
+
+// A PlannedTask of the work make(run) returns (make calls make_work).
+template <typename Make>
+PlannedTask plan(Make make) {
+  PlannedTask p;
+  p.task = std::make_unique<Task>(make(p.run));
+  return p;
+}
+
+// Copies `info` and `seconds` into the caller's versioned struct (the first
+// min(out->struct_size, sizeof) bytes; struct_size set to that).
+void write_task_info(const RunInfo& info, double seconds, mpcf_task_info* out);
+
+// The record of mpcf_last_task_info: every synchronous computation forgets
+// the previous one when it begins and records its own once it computed.
+void forget_last_run() noexcept;
+void record_last_run(const RunInfo& info, double seconds) noexcept;
+// mpcf_last_task_info: write_task_info of the record (InvalidArgument: none).
+void write_last_run(mpcf_task_info* out);
 
 // The task whose callback a stream's wrapper runs: filled by start_task
 // before the task starts (none for a synchronous call, which has no handle).
@@ -158,8 +203,9 @@ bool in_own_callback(const mpcf_task* task) noexcept;
 
 // Starts a task in the background and hands it to the caller; `owner`, if
 // given, names the handle before the task can call back.
-void start_task(std::unique_ptr<Task> t, mpcf_task** out, CallbackOwner* owner = nullptr);
-// Runs a task on the calling thread and rethrows its failure.
-void run_task(std::unique_ptr<Task> t);
+void start_task(PlannedTask t, mpcf_task** out, CallbackOwner* owner = nullptr);
+// Runs a task on the calling thread, records it for mpcf_last_task_info and
+// rethrows its failure.
+void run_task(PlannedTask t);
 
 }  // namespace mpcf::capi

@@ -52,6 +52,19 @@ struct mpcf_options {
   double memory_fraction = 0.8;
 };
 
+namespace mpcf::capi {
+// What a computation runs on and how much work it is (mpcf_task_info, less
+// the seconds, which its Task measures): set where its work is made.
+struct RunInfo {
+  mpcf_backend backend = MPCF_BACKEND_CPU;
+  mpcf_backend_reason reason = MPCF_REASON_REQUESTED;
+  int threads = 0;
+  std::vector<int> devices;
+  double merge_steps = 0.0;
+};
+}  // namespace mpcf::capi
+
 struct mpcf_task {
   std::unique_ptr<mpcf::Task> task;
+  mpcf::capi::RunInfo run;
 };

@@ -19,13 +19,13 @@ void validate_offsets(const std::uint64_t* offsets, std::uint64_t n) {
       std::ostringstream os;
       os << "PCF " << i << " has no breakpoints (m = 0, offsets[" << i << "] == offsets["
          << i + 1 << "] == " << offsets[i] << "); every PCF needs at least one";
-      throw InvalidPcf(os.str());
+      throw InvalidPcf(os.str(), ErrorLocation::at_function(i));
     }
     if (offsets[i + 1] - offsets[i] > 0xffffffffull) {
       std::ostringstream os;
       os << "PCF " << i << " has " << offsets[i + 1] - offsets[i]
          << " breakpoints; at most 4294967295 are supported per function";
-      throw InvalidPcf(os.str());
+      throw InvalidPcf(os.str(), ErrorLocation::at_function(i));
     }
   }
 }

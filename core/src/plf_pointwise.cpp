@@ -17,7 +17,6 @@ namespace mpcf {
 
 namespace {
 
-using detail::dtype_name;
 
 // (t - t0) / (t1 - t0) for t0 <= t < t1; in halves when the width overflows
 // (float64 times near the ends of the range).

@@ -17,7 +17,6 @@ namespace mpcf {
 namespace {
 
 using detail::bad_bar;
-using detail::dtype_name;
 using detail::representable;
 
 // ---- validation (the messages of tda.cpp, plus clipping) ----
@@ -105,7 +104,8 @@ double half_gap(double b, double d) { return 0.5 * d - 0.5 * b; }
 template <typename T>
 [[noreturn]] void overflow(std::uint64_t barcode, const char* what) {
   throw InvalidArgument("barcode " + std::to_string(barcode) + ": the " + what +
-                        " has a value that overflows " + dtype_name<T>());
+                            " has a value that overflows " + dtype_name<T>(),
+                        ErrorLocation::at_barcode(barcode));
 }
 
 // ---- landscapes ----

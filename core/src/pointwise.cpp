@@ -14,7 +14,6 @@ namespace mpcf {
 
 namespace {
 
-using detail::dtype_name;
 
 // A function during a sum: breakpoints of the input dtype, values in double.
 // Empty means the zero function.

@@ -26,6 +26,7 @@ Task::Hold hold_requested() {
 
 void Task::start() {
   hold_ = hold_requested();
+  started_ = std::chrono::steady_clock::now();
   try {
     thread_ = std::thread([this] { execute(); });
   } catch (const std::system_error&) {
@@ -33,7 +34,10 @@ void Task::start() {
   }
 }
 
-void Task::run_here() { execute(); }
+void Task::run_here() {
+  started_ = std::chrono::steady_clock::now();
+  execute();
+}
 
 void Task::execute() noexcept {
   std::exception_ptr error;
@@ -61,6 +65,7 @@ void Task::execute() noexcept {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     error_ = error;
+    finished_ = std::chrono::steady_clock::now();
     state_ = error ? State::Failed : State::Succeeded;
   }
   finished_cv_.notify_all();
@@ -85,6 +90,13 @@ bool Task::wait_for(double seconds) {
 Task::State Task::state() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return state_;
+}
+
+double Task::seconds() const {
+  if (started_ == std::chrono::steady_clock::time_point{}) return 0.0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto end = state_ == State::Running ? std::chrono::steady_clock::now() : finished_;
+  return std::chrono::duration<double>(end - started_).count();
 }
 
 std::exception_ptr Task::error() const {

@@ -23,7 +23,8 @@ std::string bar_prefix(std::uint64_t barcode, std::uint64_t bar, double birth, d
 
 [[noreturn]] void bad_bar(std::uint64_t barcode, std::uint64_t bar, double birth, double death,
                           const std::string& what) {
-  throw InvalidArgument(bar_prefix(barcode, bar, birth, death) + what);
+  throw InvalidArgument(bar_prefix(barcode, bar, birth, death) + what,
+                        ErrorLocation::at_barcode(barcode, static_cast<std::int64_t>(bar)));
 }
 
 void validate_barcode_offsets(std::uint64_t n, const std::uint64_t* offsets) {
@@ -50,7 +51,6 @@ void validate_barcode_offsets(std::uint64_t n, const std::uint64_t* offsets) {
 namespace {
 
 using detail::bad_bar;
-using detail::dtype_name;
 using detail::representable;
 using detail::validate_barcode_offsets;
 
@@ -149,7 +149,8 @@ class ExactSum {
 
 [[noreturn]] void overflow(std::uint64_t barcode, BarcodeSummary kind, const char* dtype) {
   throw InvalidArgument("barcode " + std::to_string(barcode) + ": the " +
-                        barcode_summary_name(kind) + " has a value that overflows " + dtype);
+                            barcode_summary_name(kind) + " has a value that overflows " + dtype,
+                        ErrorLocation::at_barcode(barcode));
 }
 
 // beta(t) = #{birth <= t < death}: +1 at each birth, -1 at each finite death.

@@ -4,7 +4,7 @@
 Usage: test_cli.py --mpcf PATH/TO/mpcf --example PATH/TO/example_pcfs.csv [GROUP ...]
 
 GROUP names a test class below (KnownValues, Reference, Formats, Errors,
-Usage, DefaultRun, Signals, Barcodes, PcfFiles, Plfs); without one, all run. Expected values are either
+Usage, DefaultRun, Signals, Barcodes, PcfFiles, Plfs, Summary); without one, all run. Expected values are either
 written out by hand or come from the brute-force reference in this file
 (exact rational arithmetic over the union of breakpoints), which shares no
 code with libmpcf. Groups that need NumPy exit with 77 (ctest's skip code)
@@ -489,7 +489,10 @@ class Reference(ToolTest):
         self.assertEqual(got, [(self.ids_x[r], "f%d" % j) for r in range(23) for _, j in want[r]])
         r = run(["knn", self.path("x.csv"), self.path("y.csv"), "-k", "10"])
         self.assertEqual(r.returncode, 2)
-        self.assertIn("-k 10 is more than the 9 functions of FILE_Y", text(r.stderr))
+        self.assertIn("knn -k 10: k = 10 is more than the 9 functions of Y", text(r.stderr))
+        r = run(["knn", self.path("x.csv"), "-k", "23"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("knn -k 23: k = 23 is more than the 22 other functions of X", text(r.stderr))
 
 
 # ----------------------------------------------------------------------
@@ -802,21 +805,24 @@ BAD_USAGE = [
     (["data.csv"], "unknown command 'data.csv'"),
     (["pdist", "--bogus"], "unknown option '--bogus'"),
     (["pdist", "-x"], "unknown option '-x'"),
-    (["pdist", "-p", "0.5"], "-p 0.5 is below 1"),
-    (["pdist", "-p", "0"], "-p 0 is below 1"),
-    (["pdist", "-p", "-inf"], "-p -inf is below 1"),
-    (["pdist", "-p", "nan"], "-p 'nan' is not a number"),
+    # p, the window, threads, the CUDA threshold and k are judged by libmpcf
+    # (its message after the option).
+    (["pdist", "-p", "0.5"], "-p 0.5: p = 0.5 is not a valid exponent; p must be >= 1"),
+    (["pdist", "-p", "0"], "-p 0: p = 0 is not a valid exponent"),
+    (["pdist", "-p", "-inf"], "-p -inf: p = -inf is not a valid exponent"),
+    (["pdist", "-p", "nan"], "-p nan: p = nan is not a valid exponent"),
     (["pdist", "-p", "two"], "-p 'two' is not a number"),
     (["pdist", "-p"], "option -p needs a value"),
-    (["pdist", "--window", "5:1"], "--window '5:1': the window [A, B) needs A < B"),
-    (["pdist", "--window", "2:2"], "--window '2:2': the window [A, B) needs A < B"),
+    (["pdist", "--window", "5:1"], "--window '5:1': window [5, 1) is invalid; it needs a < b"),
+    (["pdist", "--window", "2:2"], "--window '2:2': window [2, 2) is invalid; it needs a < b"),
     (["pdist", "--window", "5"], "--window '5' is not of the form A:B"),
     (["pdist", "--window", "1:2:3"], "--window '1:2:3' is not of the form A:B"),
     (["pdist", "--window", "a:1"], "--window 'a:1': A = 'a' is not a number"),
-    (["pdist", "--window=0:nan"], "--window '0:nan': B = 'nan' is not a number"),
+    (["pdist", "--window=0:nan"], "--window '0:nan': window [0, nan) is invalid"),
     (["pdist", "--dtype", "float16"], "--dtype 'float16' is not one of float32, float64"),
     (["pdist", "--backend", "tpu"], "--backend 'tpu' is not one of auto, cpu, cuda"),
-    (["pdist", "--threads", "-1"], "--threads '-1' is not a whole number"),
+    (["pdist", "--threads", "-1"], "--threads -1: threads = -1 is outside 0..4096"),
+    (["pdist", "--threads", "5000"], "--threads 5000: threads = 5000 is outside 0..4096"),
     (["pdist", "--threads", "two"], "--threads 'two' is not a whole number"),
     (["pdist", "--layout", "square"], "--layout 'square' is not one of"),
     (["kernel", "--layout", "condensed"], "--layout condensed is not available for kernel"),
@@ -834,11 +840,13 @@ BAD_USAGE = [
     (["pdist", "--quiet", "--progress"], "--quiet cannot be combined with --progress"),
     (["pdist", "--quiet=yes"], "option --quiet takes no value"),
     (["pdist", "-o", ""], "-o/--output needs a path"),
-    (["pdist", "--cuda-threshold", "-5"], "--cuda-threshold '-5' is not a non-negative number"),
+    (["pdist", "--cuda-threshold", "-5"],
+     "--cuda-threshold -5: CUDA threshold must be a non-negative number of merge steps"),
+    (["pdist", "--cuda-threshold", "lots"], "--cuda-threshold 'lots' is not a number"),
     (["knn"], "knn needs -k K"),
-    (["knn", "-k", "0"], "-k '0' is not a whole number >= 1"),
-    (["knn", "-k", "two"], "-k 'two' is not a whole number >= 1"),
-    (["knn", "-k", "-3"], "-k '-3' is not a whole number >= 1"),
+    (["knn", "-k", "0"], "knn -k 0: k = 0; k must be at least 1"),  # after reading the example
+    (["knn", "-k", "two"], "-k 'two' is not a whole number"),
+    (["knn", "-k", "-3"], "-k '-3' is not a whole number"),
     (["knn", "-k", "2", "--layout", "dense"], "--layout applies to pdist and kernel only"),
     (["knn", "a", "b", "c", "-k", "1"], "too many input files ('c'); knn takes at most two"),
     (["knn", "-", "-", "-k", "1"], "only one of FILE and FILE_Y can be '-'"),
@@ -1264,8 +1272,79 @@ class Plfs(ToolTest):
         self.assertIn("piecewise linear functions (PLFs)", text(r.stderr))
 
 
+class Summary(ToolTest):
+    """The summary shows libmpcf's own figures (mpcf_task_info): backend,
+    threads and merge steps, here worked out by hand."""
+    NEEDS_NUMPY = False
+
+    # X: m = 1, 2, 4 (7 breakpoints); Y: m = 3, 1 (4 breakpoints).
+    X = "id,t,v\na,0,0\nb,0,1\nb,1,0\nc,0,1\nc,1,2\nc,2,3\nc,3,0\n"
+    Y = "id,t,v\nd,0,1\nd,1,2\nd,2,0\ne,0,0\n"
+
+    def summary(self, args):
+        return text(self.ok(args).stdout)
+
+    def field(self, out, name):
+        return re.search(r"^  %s\s+(.*)$" % re.escape(name), out, re.M).group(1)
+
+    def test_threads_and_merge_steps(self):
+        x, y = self.write("x.csv", self.X), self.write("y.csv", self.Y)
+        # pdist: the pairs (b,a), (c,a), (c,b): (2+1) + (4+1) + (4+2) = 14.
+        out = self.summary(["pdist", x, "--backend", "cpu", "--threads", "3"])
+        self.assertEqual(self.field(out, "backend"), "cpu, 3 threads")
+        self.assertRegex(self.field(out, "merge steps"), r"^14 \(")
+        self.assertRegex(self.field(out, "time"), r"^read \d+\.\d{3} s, compute \d+\.\d{3} s$")
+        # kernel adds the diagonal (1+1) + (2+2) + (4+4): 28.
+        out = self.summary(["kernel", x, "--backend", "cpu", "--threads", "1"])
+        self.assertEqual(self.field(out, "backend"), "cpu, 1 thread")
+        self.assertRegex(self.field(out, "merge steps"), r"^28 ")
+        # cdist, all six pairs: (1+3)+(1+1)+(2+3)+(2+1)+(4+3)+(4+1) = 26; knn
+        # computes the pairs of cdist (with FILE_Y) and of pdist (without).
+        for args, steps in ((["cdist", x, y], 26), (["knn", x, y, "-k", "2"], 26),
+                            (["knn", x, "-k", "1"], 14)):
+            out = self.summary(args + ["--backend", "cpu", "--threads", "2"])
+            self.assertEqual(self.field(out, "backend"), "cpu, 2 threads", args)
+            self.assertRegex(self.field(out, "merge steps"), r"^%d " % steps, args)
+        # norm: each function against the zero function: (1+1) + (2+1) + (4+1).
+        out = self.summary(["norm", x, "--backend", "cpu"])
+        self.assertEqual(self.field(out, "backend"), "cpu, 1 thread")
+        self.assertRegex(self.field(out, "merge steps"), r"^10\b")
+
+    def test_why_this_backend(self):
+        x = self.write("x.csv", self.X)
+        build = text(self.ok(["--version"]).stdout)
+        out = self.summary(["pdist", x, "--threads", "2"])
+        if "cuda=on" not in build:
+            self.assertEqual(self.field(out, "backend"),
+                             "cpu, 2 threads (auto: libmpcf was built without CUDA)")
+        elif "devices=0" in build:
+            self.assertEqual(self.field(out, "backend"), "cpu, 2 threads (auto: no CUDA device)")
+        else:  # 14 merge steps are far below the default threshold
+            self.assertEqual(self.field(out, "backend"),
+                             "cpu, 2 threads (auto: below the CUDA threshold)")
+        # PLFs and norms run on the CPU only; asked for, the CPU is no surprise.
+        out = self.summary(["pdist", x, "--type", "linear", "--threads", "2", "--cuda-threshold", "0"])
+        self.assertEqual(self.field(out, "backend"),
+                         "cpu, 2 threads (libmpcf computes this on the CPU only)")
+        out = self.summary(["norm", x])
+        self.assertEqual(self.field(out, "backend"),
+                         "cpu, 1 thread (libmpcf computes this on the CPU only)")
+        out = self.summary(["pdist", x, "--type", "linear", "--backend", "cpu", "--threads", "2"])
+        self.assertEqual(self.field(out, "backend"), "cpu, 2 threads")
+
+    def test_objects_count_the_breakpoints_of_all_their_landscapes(self):
+        # Two barcodes, two landscapes each: pdist computes the one pair of
+        # objects, whose merge steps are the breakpoints of both objects: all
+        # the breakpoints the input line reports (not (4 - 1) times them, as
+        # if the four functions were compared one by one).
+        src = self.write("bars.csv", Plfs.BARS)
+        out = self.summary(["pdist", "--from-barcodes", "landscape", "--levels", "2", src])
+        total = int(re.search(r"n = 2 functions, (\d+) breakpoints", out).group(1))
+        self.assertRegex(self.field(out, "merge steps"), r"^%d " % total)
+
+
 GROUPS = [KnownValues, Reference, Formats, Errors, Usage, DefaultRun, Signals, Barcodes, PcfFiles,
-          Plfs]
+          Plfs, Summary]
 
 
 def main():

@@ -294,7 +294,36 @@ static const char* status_list(unsigned mask, char* buf, size_t size) {
   return buf;
 }
 
-/* The status is one of `allowed`; a failure has a message. */
+/* The detail of the last failure (mpcf_last_error_detail): reading it
+ * succeeds and changes neither the message nor itself; its indices are
+ * -1 or whole, a breakpoint only with a function (INVALID_PCF, and only
+ * then), a bar only with a barcode (INVALID_ARGUMENT). */
+static mpcf_error_detail last_detail(const char* call) {
+  const char* before = mpcf_last_error_message();
+  mpcf_error_detail d, again;
+  memset(&d, 0xA5, sizeof d);
+  d.struct_size = sizeof d;
+  FZ_CHECK(mpcf_last_error_detail(&d) == MPCF_OK && d.struct_size == sizeof d,
+           "after %s, mpcf_last_error_detail failed: %s", call, mpcf_last_error_message());
+  FZ_CHECK(mpcf_last_error_message() == before, "after %s, mpcf_last_error_detail changed the message", call);
+  again.struct_size = sizeof again;
+  FZ_CHECK(mpcf_last_error_detail(&again) == MPCF_OK && memcmp(&d, &again, sizeof d) == 0,
+           "after %s, a second mpcf_last_error_detail read another detail", call);
+  FZ_CHECK(d.function_index >= -1 && d.breakpoint_index >= -1 && d.barcode_index >= -1 && d.bar_index >= -1,
+           "after %s, an index of mpcf_last_error_detail is below -1", call);
+  FZ_CHECK(d.breakpoint_index < 0 || d.function_index >= 0, "after %s, a breakpoint without a function", call);
+  FZ_CHECK(d.bar_index < 0 || d.barcode_index >= 0, "after %s, a bar without a barcode", call);
+  FZ_CHECK((d.function_index >= 0) == (d.status == MPCF_ERROR_INVALID_PCF),
+           "after %s, detail status %s with function index %lld", call, mpcf_status_name(d.status),
+           (long long)d.function_index);
+  FZ_CHECK(d.barcode_index < 0 || d.status == MPCF_ERROR_INVALID_ARGUMENT,
+           "after %s, detail status %s with barcode index %lld", call, mpcf_status_name(d.status),
+           (long long)d.barcode_index);
+  return d;
+}
+
+/* The status is one of `allowed`; a failure has a message (and a
+ * consistent detail). */
 static void check_status(const char* call, mpcf_status s, unsigned allowed) {
   char want[512];
   FZ_CHECK((int)s >= 0 && (int)s <= MPCF_RUNNING && (allowed & ST(s)), "%s returned %s; allowed: %s(message: %s)",
@@ -303,6 +332,7 @@ static void check_status(const char* call, mpcf_status s, unsigned allowed) {
     const char* msg = mpcf_last_error_message();
     FZ_CHECK(msg != NULL, "%s failed with %s and mpcf_last_error_message() is NULL", call, mpcf_status_name(s));
     FZ_CHECK(msg[0] != '\0', "%s failed with %s and an empty error message", call, mpcf_status_name(s));
+    last_detail(call);
   }
 }
 
@@ -1049,6 +1079,29 @@ static void op_create(fz_reader* r, state* st) {
   check_status(call, s_, allowed_of(e));
   free(times);
   free(values);
+  if (s_ == MPCF_ERROR_INVALID_PCF && e.errors == ST(MPCF_ERROR_INVALID_PCF)) {
+    /* The detail names the first violation: a function without breakpoints
+     * (the offsets are checked first), else the first bad breakpoint in
+     * order, as the header's rules define it. */
+    int64_t want_f = -1, want_k = -1;
+    for (uint64_t i = 0; i < n && want_f < 0; ++i) {
+      if (m[i] == 0) want_f = (int64_t)i;
+    }
+    for (uint64_t i = 0; i < n && want_f < 0; ++i) {
+      for (uint64_t k = off[i]; k < off[i + 1] && want_f < 0; ++k) {
+        if (!isfinite(t[k]) || !isfinite(v[k]) || (k > off[i] && !(t[k - 1] < t[k]))) {
+          want_f = (int64_t)i;
+          want_k = (int64_t)(k - off[i]);
+        }
+      }
+    }
+    const mpcf_error_detail d = last_detail(call);
+    FZ_CHECK(d.status == s_ && d.function_index == want_f && d.breakpoint_index == want_k,
+             "%s: mpcf_last_error_detail says %s, function %lld, breakpoint %lld; the first violation is "
+             "function %lld, breakpoint %lld (message: %s)",
+             call, mpcf_status_name(d.status), (long long)d.function_index, (long long)d.breakpoint_index,
+             (long long)want_f, (long long)want_k, mpcf_last_error_message());
+  }
   if (s_ != MPCF_OK) {
     FZ_CHECK(out == sentinel, "%s failed and still wrote *out", call);
     return;
@@ -1435,6 +1488,39 @@ static const char* mat_name(const mat_call* c) {
   return "?";
 }
 
+/* libmpcf's account of a finished matrix computation (mpcf_task_info): the
+ * CPU (a device only where one may be used), threads or devices to match,
+ * and the merge steps of the plane worked out from the slots: the sum over
+ * the computed pairs of the breakpoints of both objects. */
+static void check_task_info(const char* call, mpcf_status got, const mpcf_task_info* info, const mat_call* c,
+                            const state* st) {
+  FZ_CHECK(got == MPCF_OK && info->struct_size == sizeof *info, "%s: its task info could not be read (%s)", call,
+           mpcf_last_error_message());
+  const double nx = (double)objs(c->x), bx = (double)(c->x->off[c->x->n] - c->x->off[0]);
+  double want = 0.0;
+  switch (c->kind) {
+    case MAT_PDIST: want = nx > 0 ? (nx - 1.0) * bx : 0.0; break;
+    case MAT_KERNEL: want = (nx + 1.0) * bx; break;
+    case MAT_CDIST:
+      want = (double)objs(c->y) * bx + nx * (double)(c->y->off[c->y->n] - c->y->off[0]);
+      break;
+  }
+  FZ_CHECK(info->merge_steps == want, "%s: task info says %.17g merge steps, the plane has %.17g", call,
+           info->merge_steps, want);
+  FZ_CHECK(isfinite(info->seconds) && info->seconds >= 0.0, "%s: task info says %g seconds", call, info->seconds);
+  if (info->backend == MPCF_BACKEND_CPU) {
+    FZ_CHECK(info->threads >= 1 && info->device_count == 0, "%s: CPU with %d threads and %d devices", call,
+             (int)info->threads, (int)info->device_count);
+    FZ_CHECK(info->reason != MPCF_REASON_AUTO_THRESHOLD_MET && info->reason != MPCF_REASON_CPU_ONLY,
+             "%s: a matrix computation on the CPU for reason %d", call, (int)info->reason);
+  } else {
+    FZ_CHECK(info->backend == MPCF_BACKEND_CUDA && st->has_devices,
+             "%s: task info says backend %d", call, (int)info->backend);
+    FZ_CHECK(info->threads == 0 && info->device_count >= 1, "%s: CUDA with %d threads and %d devices", call,
+             (int)info->threads, (int)info->device_count);
+  }
+}
+
 /* Every element of a successful result, bit for bit the single-pair value. */
 static void check_mat_result(const mat_call* c, const void* buf, uint64_t needed, const opts_model* o) {
   const slot* x = c->x;
@@ -1600,8 +1686,12 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
   mpcf_status s;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;
+  mpcf_task_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
   if (mode == EXEC_SYNC) {
     s = mat_call_sync(c, out, cap, oh);
+    if (s == MPCF_OK) check_task_info(call, mpcf_last_task_info(&info), &info, c, st);
   } else {
     s = mat_call_start(c, out, cap, oh, mode == EXEC_NULL_TASK ? NULL : &task);
   }
@@ -1668,6 +1758,7 @@ static void run_mat(fz_reader* r, state* st, mat_call* c) {
       check_status("mpcf_task_status", mpcf_task_status(task), ST(final));
       check_status("mpcf_task_wait", mpcf_task_wait(task, 0.0), ST(final)); /* again: the same */
       check_progress(task, &last_done);
+      if (final == MPCF_OK) check_task_info(call, mpcf_task_info_get(task, &info), &info, c, st);
       if (final == MPCF_OK) {
         uint64_t done = 0, total = 0;
         mpcf_task_progress(task, &done, &total);
@@ -2034,6 +2125,13 @@ static void op_knn(fz_reader* r, state* st) {
     if (y) backend_window_errors(&e, st, use_opts, y->dtype, need > 0);
   }
   if (mode == EXEC_NULL_TASK) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  /* The checks without collections judge p and k as the header says. */
+  const int p_ok = !isnan(p) && p >= 1;
+  check_status("mpcf_exponent_check", mpcf_exponent_check(p),
+               p_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+  check_status("mpcf_knn_check",
+               mpcf_knn_check(nx, y ? (int64_t)objs(y) : -1, x && x->caxis, p, k),
+               p_ok && k_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
   mpcf_options* oh = use_opts ? o->h : NULL;
   mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
   mpcf_task* task = sentinel;

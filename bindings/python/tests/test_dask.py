@@ -639,7 +639,7 @@ def test_bad_arguments_fail_at_the_call(client):
         mdask.cdist(X, X32, client=client)
     with pytest.raises(ValueError, match="a pair"):
         mdask.cdist(X, X, chunks=(1, 1, 1), client=client)
-    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other PCFs"):
+    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other functions of X"):
         mdask.knn(X, 3, client=client)
     with pytest.raises(ValueError, match="k = 0"):
         mdask.knn(X, 0, client=client)

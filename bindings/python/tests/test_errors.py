@@ -73,8 +73,76 @@ def test_invalid_pcfs_are_rejected_with_their_index(bad, message, dtype):
 
 
 def test_invalid_pcf_in_a_tensor_names_the_tensor_index():
-    with pytest.raises(mpcf.InvalidPcfError, match=r"PCF 4, breakpoint 1.*index \(1, 1\)"):
+    with pytest.raises(mpcf.InvalidPcfError, match=r"PCF 4, breakpoint 1.*index \(1, 1\)") as info:
         mpcf.PcfCollection([[F, G, F], [G, [(0, 1), (0, 2)], F]])
+    # The flat index (row-major: (1, 1) is 1 * 3 + 1), from libmpcf.
+    assert (info.value.function_index, info.value.breakpoint_index) == (4, 1)
+
+
+# The second function's data; libmpcf's indices of the offending entry,
+# worked out by hand (None: the function as a whole).
+@pytest.mark.parametrize(
+    "bad, breakpoint",
+    [
+        (np.empty((0, 2)), None),                  # no breakpoints
+        ([(0, 1), (2, 3), (1, 0)], 2),             # t_2 = 1 < t_1 = 2
+        ([(0, 1), (0, 2)], 1),                     # t_1 repeats t_0
+        ([(0, 1), (1, 0), (2, 5), (3, math.nan)], 3),
+        ([(math.inf, 1)], 0),
+    ],
+)
+@pytest.mark.parametrize("kind", [mpcf.PcfCollection, mpcf.PlfCollection])
+def test_invalid_data_errors_carry_libmpcfs_indices(bad, breakpoint, kind):
+    with pytest.raises(mpcf.InvalidPcfError) as info:
+        kind([F, G, np.asarray(bad, dtype=np.float64)])
+    err = info.value
+    assert (err.function_index, err.breakpoint_index) == (2, breakpoint)
+    assert (err.barcode_index, err.bar_index) == (None, None)
+    # The same numbers as the message, which libmpcf writes from them.
+    assert f"PCF 2" in str(err)
+    if breakpoint is not None:
+        assert f"breakpoint {breakpoint}:" in str(err)
+
+
+def test_errors_not_about_data_carry_no_indices():
+    with pytest.raises(mpcf.InvalidArgumentError) as info:
+        mpcf.pdist([F, G], p=0.5)
+    err = info.value
+    assert (err.function_index, err.breakpoint_index, err.barcode_index, err.bar_index) == \
+        (None, None, None, None)
+    # After a failure with indices, the next one without carries none.
+    with pytest.raises(mpcf.InvalidPcfError):
+        mpcf.PcfCollection([F, [(1, 1), (0, 0)]])
+    with pytest.raises(mpcf.InvalidArgumentError) as info:
+        mpcf.pdist([F, G], window=(2, 1))
+    assert info.value.function_index is None
+
+
+def test_the_error_detail_through_swig():
+    status, detail = swigmpcf.mpcf_last_error_detail()
+    assert status == swigmpcf.MPCF_OK
+    with pytest.raises(mpcf.InvalidPcfError):
+        mpcf.PcfCollection([F, G, [(0, 1), (2, 2), (2, 3)]])
+    status, detail = swigmpcf.mpcf_last_error_detail()
+    assert status == swigmpcf.MPCF_OK
+    assert detail == {"status": swigmpcf.MPCF_ERROR_INVALID_PCF, "function_index": 2,
+                      "breakpoint_index": 2, "barcode_index": -1, "bar_index": -1}
+
+
+def test_knn_range_is_libmpcfs():
+    # 1 <= k <= the candidates, checked by libmpcf before anything is
+    # allocated (a huge k is a clear error, not a MemoryError).
+    X = [F, G, [(0.0, 2.0), (1.0, 0.0)]]
+    with pytest.raises(mpcf.InvalidArgumentError, match=r"k = 3 is more than the 2 other functions of X \(X\.size - 1\)"):
+        mpcf.knn(X, 3)
+    with pytest.raises(mpcf.InvalidArgumentError, match=r"k = 10000000000000 is more than the 3 functions of Y"):
+        mpcf.knn(X, 10**13, X)
+    with pytest.raises(mpcf.InvalidArgumentError, match=r"k = 0; k must be at least 1"):
+        mpcf.knn(X, 0)
+    with pytest.raises(ValueError, match="k = -1 is negative"):
+        mpcf.knn(X, -1)
+    with pytest.raises(ValueError, match="does not fit a 64-bit count"):
+        mpcf.knn(X, 2**64)
 
 
 def test_invalid_pcf_in_lp_distance():

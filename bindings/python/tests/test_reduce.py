@@ -232,9 +232,10 @@ def test_kneighbors_graph_bad_arguments():
         mpcf.kneighbors_graph(X, True)
     with pytest.raises(ValueError, match="k = 0; k must be at least 1"):
         mpcf.kneighbors_graph(X, 0, include_self=True)
-    with pytest.raises(ValueError, match=r"k = 4 is more than the 3 PCFs in X \(with include_self"):
+    with pytest.raises(ValueError, match=r"with include_self=True, k = 4 asks for 3 neighbours besides "
+                       r"each PCF itself: k = 3 is more than the 2 other functions of X"):
         mpcf.kneighbors_graph(X, 4, include_self=True)
-    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other PCFs"):
+    with pytest.raises(ValueError, match=r"k = 3 is more than the 2 other functions of X"):
         mpcf.kneighbors_graph(X, 3)
     with pytest.raises(ValueError, match="include_self=True .* needs Y=None"):
         mpcf.kneighbors_graph(Q, 1, X, include_self=True)
@@ -315,7 +316,7 @@ def test_bad_arguments():
     X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 3), (1, 0)]]
     with pytest.raises(ValueError, match="k = 0"):
         mpcf.knn(X, 0)
-    with pytest.raises(ValueError, match="k = 3 is more than the 2 other PCFs"):
+    with pytest.raises(ValueError, match="k = 3 is more than the 2 other functions of X"):
         mpcf.knn(X, 3)
     with pytest.raises(TypeError, match="k must be an integer"):
         mpcf.knn(X, 1.5)

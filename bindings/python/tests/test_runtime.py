@@ -282,12 +282,47 @@ def test_build_info_and_devices():
         assert count == 0
 
 
+def test_last_task_info_is_libmpcfs_account():
+    # m = 1, 2, 4 (7 breakpoints): pdist's pairs (2+1) + (4+1) + (4+2) = 14;
+    # l2_kernel adds the diagonal 2 + 4 + 8: 28; against Y (m = 3, 1): each
+    # of the 6 pairs once, 2 * 7 + 3 * 4 = 26; norms (1+1) + (2+1) + (4+1) = 10.
+    X = [[(0.0, 0.0)], [(0.0, 1.0), (1.0, 0.0)], [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0), (3.0, 0.0)]]
+    Y = [[(0.0, 1.0), (1.0, 2.0), (2.0, 0.0)], [(0.0, 0.0)]]
+    for call, steps in (
+        (lambda: mpcf.pdist(X, backend="cpu", threads=3), 14.0),
+        (lambda: mpcf.l2_kernel(X, backend="cpu", threads=3), 28.0),
+        (lambda: mpcf.cdist(X, Y, backend="cpu", threads=3), 26.0),
+        (lambda: mpcf.knn(X, 1, Y, backend="cpu", threads=3), 26.0),
+    ):
+        call()
+        info = mpcf.last_task_info()
+        assert (info["backend"], info["reason"], info["threads"], info["devices"]) == \
+            ("cpu", "requested", 3, ())
+        assert info["merge_steps"] == steps
+        assert info["seconds"] >= 0.0
+    mpcf.lp_norm(X)
+    info = mpcf.last_task_info()
+    assert (info["threads"], info["merge_steps"], info["reason"]) == (1, 10.0, "computed on the CPU only")
+    mpcf.pdist(mpcf.PlfCollection(X), threads=2)
+    assert mpcf.last_task_info()["reason"] == "computed on the CPU only"
+    # A failed call leaves the last successful one's account.
+    with pytest.raises(mpcf.InvalidArgumentError):
+        mpcf.pdist(X, p=0.5)
+    assert mpcf.last_task_info()["threads"] == 2
+    # Per thread: a new thread has none.
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(mpcf.last_task_info()))
+    t.start()
+    t.join()
+    assert seen == [None]
+
+
 # ---------------------------------------------------------------- documentation
 
 
 PUBLIC_CALLABLES = [
     mpcf.pdist, mpcf.cdist, mpcf.l2_kernel, mpcf.lp_distance, mpcf.l2_inner_product,
-    mpcf.lp_norm, mpcf.build_info, mpcf.has_cuda, mpcf.cuda_device_count,
+    mpcf.lp_norm, mpcf.build_info, mpcf.has_cuda, mpcf.cuda_device_count, mpcf.last_task_info,
     mpcf.PcfCollection, mpcf.PcfCollection.from_csr,
     mpcf.PlfCollection, mpcf.landscape, mpcf.silhouette,
 ]
@@ -327,6 +362,10 @@ def test_errors_pickle_and_show_as_mpcf():
     again = pickle.loads(pickle.dumps(err))
     assert type(again) is mpcf.InvalidPcfError and str(again) == str(err)
     assert (again.status, again.status_name) == (2, "MPCF_ERROR_INVALID_PCF")
+    with pytest.raises(mpcf.InvalidPcfError) as info:
+        mpcf.PcfCollection([[(0.0, 1.0)], [(0.0, 1.0), (0.0, 2.0)]])
+    again = pickle.loads(pickle.dumps(info.value))
+    assert (again.function_index, again.breakpoint_index) == (1, 1)
 
 
 def test_package_is_typed():

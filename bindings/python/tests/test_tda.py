@@ -277,6 +277,12 @@ def test_bad_bars_in_a_tensor_are_located():
     with pytest.raises(mpcf.InvalidArgumentError, match=r"barcode 4, bar 1 .* index \(1, 1\)") as info:
         mpcf.betti_curve([[good, good, good], [good, bad, good]])
     assert info.value.status_name == "MPCF_ERROR_INVALID_ARGUMENT"
+    # libmpcf's indices: the flat barcode (1 * 3 + 1) and its bar.
+    assert (info.value.barcode_index, info.value.bar_index) == (4, 1)
+    assert (info.value.function_index, info.value.breakpoint_index) == (None, None)
+    with pytest.raises(mpcf.InvalidArgumentError) as info:
+        mpcf.landscape([good, [(0.0, 1.0), (1.0, INF)]], 2)
+    assert (info.value.barcode_index, info.value.bar_index) == (1, 1)
     with pytest.raises(mpcf.InvalidArgumentError, match="overflows float32"):
         mpcf.betti_curve([(0, 1e300)], dtype="float32")
 

@@ -11,10 +11,11 @@
 
 # Runs `expr` (a .Call into the package) and turns the "[STATUS] message"
 # errors the C++ glue raises into mpcf_error conditions. `hint`, when given,
-# is a function(pcf, breakpoint) of 0-based indices (breakpoint NA when the
-# message names none) returning where that is in the user's R input; it is
-# appended to messages about invalid PCF data. Other conditions (interrupts,
-# errors raised by a progress callback) pass through untouched.
+# is a function(pcf, breakpoint) of 0-based indices (breakpoint NA when
+# libmpcf names none) returning where that is in the user's R input; it is
+# appended to messages about invalid PCF data, whose indices libmpcf reports
+# (.last_error_detail()). Other conditions (interrupts, errors raised by a
+# progress callback) pass through untouched.
 .mpcf_call <- function(expr, call, hint = NULL) {
   tryCatch(expr, error = function(e) {
     msg <- conditionMessage(e)
@@ -23,21 +24,23 @@
     status <- m[2L]
     text <- substring(msg, nchar(m[1L]) + 1L)
     if (!is.null(hint) && status == "MPCF_ERROR_INVALID_PCF") {
-      text <- .with_location(text, hint)
+      text <- .with_location(text, hint, .last_error_detail())
     }
     .abort(text, call, status)
   })
 }
 
-# libmpcf names functions and breakpoints by 0-based index ("PCF 2,
-# breakpoint 1: ..."); R users count from 1 and may have used names or a
-# data frame. Append where the offending entry is in their input.
-.with_location <- function(text, hint) {
-  pcf <- regmatches(text, regexec("PCF ([0-9]+)", text))[[1L]]
-  if (length(pcf) == 0L) return(text)
-  bp <- regmatches(text, regexec("breakpoint ([0-9]+)", text))[[1L]]
-  where <- hint(as.numeric(pcf[2L]),
-                if (length(bp) == 0L) NA_real_ else as.numeric(bp[2L]))
+# Where the input of the error just raised is invalid, as libmpcf reports it
+# (mpcf_last_error_detail): c(function, breakpoint, barcode, bar), 0-based,
+# NA where it names none. Read it right after the error.
+.last_error_detail <- function() .Call(C_last_error_detail)
+
+# libmpcf counts functions and breakpoints from 0; R users count from 1 and
+# may have used names or a data frame. Append where the offending entry is
+# in their input.
+.with_location <- function(text, hint, detail) {
+  if (is.na(detail[["function"]])) return(text)
+  where <- hint(detail[["function"]], detail[["breakpoint"]])
   paste0(text, " (libmpcf counts from 0; in R this is ", where, ")")
 }
 

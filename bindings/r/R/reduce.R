@@ -10,6 +10,17 @@
   as.double(k)
 }
 
+# knn's k: a whole number R's matrices and libmpcf's uint64 can carry;
+# libmpcf judges its range (1 <= k <= the candidates).
+.check_neighbours <- function(k, call) {
+  if (!is.numeric(k) || length(k) != 1L || is.na(k) || k < 0 || k != round(k) ||
+      k > .Machine$integer.max) {
+    .abort(sprintf("k must be a single whole number of neighbours; it is %s",
+                   if (is.numeric(k) && length(k) == 1L) format(k) else .describe(k)), call)
+  }
+  as.double(k)
+}
+
 .kernels <- c(l2 = 0L, gaussian = 1L, laplacian = 2L)
 
 knn <- function(x, k, y = NULL, p = 1, window = NULL, backend = "auto", threads = NULL,
@@ -17,7 +28,7 @@ knn <- function(x, k, y = NULL, p = 1, window = NULL, backend = "auto", threads 
   call <- sys.call()
   xs <- .objects(.as_pcfs(x, "x", call), components, call)
   ys <- if (is.null(y)) NULL else .objects(.as_pcfs(y, "y", call), components, call)
-  k <- .check_count(k, "k", call)
+  k <- .check_neighbours(k, call)
   p <- .check_p(p, call)
   a <- .run_args(window, backend, threads, progress, call)
   on.exit(a$bar$close(), add = TRUE)

@@ -110,19 +110,19 @@ accumulated_persistence <- function(barcodes, dimension = NULL) {
 }
 
 # Runs `expr` (a .Call making a collection from barcodes) as .mpcf_call does,
-# adding to a message naming "barcode i, bar j" (from 0) where that is in R.
+# adding to a message about a bar (libmpcf reports barcode and bar, from 0:
+# .last_error_detail()) where that is in R.
 .naming_bars <- function(expr, barcodes, n, call) {
   tryCatch(
     .mpcf_call(expr, call),
     mpcf_error = function(e) {
-      # libmpcf names barcodes and bars from 0; say where that is in R.
-      m <- regmatches(e$message, regexec("barcode ([0-9]+), bar ([0-9]+)", e$message))[[1L]]
-      if (length(m) == 0L) stop(e)
-      i <- as.integer(m[2L]) + 1L
+      d <- .last_error_detail()
+      if (is.na(d[["barcode"]]) || is.na(d[["bar"]])) stop(e)
+      i <- d[["barcode"]] + 1
       where <- if (n == 1L && (is.matrix(barcodes) || is.data.frame(barcodes)))
         "barcodes" else sprintf("barcodes[[%d]]", i)
       .abort(sprintf("%s (libmpcf counts from 0; in R this is %s, bar %d)", e$message, where,
-                     as.integer(m[3L]) + 1L), call, e$status)
+                     d[["bar"]] + 1), call, e$status)
     })
 }
 

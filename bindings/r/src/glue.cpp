@@ -8,9 +8,9 @@
 //   exceptions Rcpp turns R errors into (and BEGIN_RCPP/END_RCPP) release it.
 // * R is only ever touched from the calling (main) thread; libmpcf computes
 //   on its own threads while this thread polls the task.
-// * A libmpcf failure becomes an Rcpp::exception whose message is
-//   "[STATUS_NAME] <libmpcf message>"; the R wrappers turn it into a classed
-//   condition ("mpcf_error") raised from the user's call.
+// * Handles and errors go through handles.h (shared with tda.cpp): a
+//   failure is an R error "[STATUS_NAME] <message>" that the R wrappers
+//   turn into a classed condition ("mpcf_error").
 #include <Rcpp.h>
 
 #include <algorithm>
@@ -20,24 +20,21 @@
 #include <string>
 #include <vector>
 
+#include "handles.h"
 #include "mpcf/mpcf.h"
 #include "tda.h"
 
 namespace {
 
+using rmpcf::check;
+using rmpcf::fail;
+using rmpcf::new_pcfs;
+using rmpcf::object_count;
+using rmpcf::pcfs_of;
+
 // Status of the most recent task this package waited on (a test hook: it
 // shows whether an interrupted computation really ended cancelled).
 mpcf_status g_last_task_status = MPCF_OK;
-
-[[noreturn]] void fail(mpcf_status status, const std::string& message) {
-  throw Rcpp::exception(("[" + std::string(mpcf_status_name(status)) + "] " + message).c_str(),
-                        false);
-}
-
-// Turns a failed status into an R-facing error carrying libmpcf's message.
-void check(mpcf_status status) {
-  if (status != MPCF_OK) fail(status, mpcf_last_error_message());
-}
 
 struct OptionsDeleter {
   void operator()(mpcf_options* o) const { mpcf_options_destroy(o); }
@@ -49,57 +46,21 @@ struct TaskDeleter {
 };
 using TaskPtr = std::unique_ptr<mpcf_task, TaskDeleter>;
 
-/* ---- collections as tagged external pointers ---- */
-
-SEXP pcfs_tag() {
-  static SEXP tag = Rf_install("mpcf_pcfs");
-  return tag;
-}
-
-void finalize_pcfs(SEXP ptr) {
-  mpcf_pcfs_destroy(static_cast<mpcf_pcfs*>(R_ExternalPtrAddr(ptr)));
-  R_ClearExternalPtr(ptr);
-}
-
-// The collection behind an external pointer made by this file.
-const mpcf_pcfs* pcfs_of(SEXP ptr, const char* what) {
-  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != pcfs_tag()) {
-    fail(MPCF_ERROR_INVALID_ARGUMENT,
-         std::string(what) + " is not an mpcf_pcfs handle (make one with as_pcfs())");
-  }
-  const auto* p = static_cast<const mpcf_pcfs*>(R_ExternalPtrAddr(ptr));
-  if (p == nullptr) {
-    fail(MPCF_ERROR_INVALID_ARGUMENT,
-         std::string(what) +
-             " no longer holds data: an mpcf_pcfs handle does not survive saveRDS()/load() or "
-             "another session; rebuild it with as_pcfs()");
-  }
-  return p;
-}
+/* ---- collections ---- */
 
 // Creates a float64 collection of PCFs (or PLFs when `linear`) from CSR
-// arrays and hands it to a new external pointer. The pointer is allocated
-// first, so no R allocation can fail while the collection is owned only by
-// this frame.
+// arrays and hands it to a new external pointer.
 SEXP make_pcfs(bool linear, std::uint64_t n, const std::uint64_t* offsets, const double* times,
                const double* values) {
-  Rcpp::Shield<SEXP> ptr(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
-  mpcf_pcfs* pcfs = nullptr;
-  check((linear ? mpcf_plfs_create : mpcf_pcfs_create)(MPCF_FLOAT64, n, offsets, times, values,
-                                                        &pcfs));
-  R_SetExternalPtrAddr(ptr, pcfs);
-  R_RegisterCFinalizerEx(ptr, finalize_pcfs, TRUE);
-  return ptr;
+  return new_pcfs([&](mpcf_pcfs** out) {
+    return (linear ? mpcf_plfs_create : mpcf_pcfs_create)(MPCF_FLOAT64, n, offsets, times, values,
+                                                           out);
+  });
 }
 
 // The number of objects the computations see: functions, or objects of K
 // functions when the collection has a component axis (.objects() in R).
-std::uint64_t count_of(const mpcf_pcfs* p) {
-  std::uint64_t n = 0, k = 1;
-  check(mpcf_pcfs_count(p, &n));
-  check(mpcf_pcfs_components(p, &k));
-  return n / k;
-}
+std::uint64_t count_of(const mpcf_pcfs* p) { return object_count(p); }
 
 /* ---- options ---- */
 
@@ -279,20 +240,15 @@ SEXP rmpcf_objects(SEXP ptr, SEXP components) {
                                           " does not divide the " + std::to_string(n) +
                                           " functions into objects");
   }
-  Rcpp::Shield<SEXP> out(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
-  mpcf_pcfs* view = nullptr;
-  check(mpcf_pcfs_slice(x, 0, n, &view));
-  struct Guard {
-    mpcf_pcfs* p;
-    ~Guard() { mpcf_pcfs_destroy(p); }
-  } guard{view};
-  const std::uint64_t shape[2] = {n / k, k};
-  check(mpcf_pcfs_reshape(view, 2, shape));
-  check(mpcf_pcfs_set_component_axis(view, 1));
-  guard.p = nullptr;
-  R_SetExternalPtrAddr(out, view);
-  R_RegisterCFinalizerEx(out, finalize_pcfs, TRUE);
-  return out;
+  return new_pcfs([&](mpcf_pcfs** out) {
+    rmpcf::Owned view;
+    mpcf_status s = mpcf_pcfs_slice(x, 0, n, &view.p);
+    const std::uint64_t shape[2] = {n / k, k};
+    if (s == MPCF_OK) s = mpcf_pcfs_reshape(view.p, 2, shape);
+    if (s == MPCF_OK) s = mpcf_pcfs_set_component_axis(view.p, 1);
+    if (s == MPCF_OK) *out = view.release();
+    return s;
+  });
   END_RCPP
 }
 
@@ -474,6 +430,7 @@ static const R_CallMethodDef call_methods[] = {
     {"knn", reinterpret_cast<DL_FUNC>(&rmpcf_knn), 8},
     {"kernel_matvec", reinterpret_cast<DL_FUNC>(&rmpcf_kernel_matvec), 10},
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
+    {"last_error_detail", reinterpret_cast<DL_FUNC>(&rmpcf_last_error_detail), 0},
     // [tda] tda.cpp
     {"from_barcodes", reinterpret_cast<DL_FUNC>(&rmpcf_from_barcodes), 3},
     {"landscapes", reinterpret_cast<DL_FUNC>(&rmpcf_landscapes), 4},

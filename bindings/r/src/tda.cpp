@@ -2,8 +2,8 @@
 // (reductions, linear combinations, evaluation), the read-out of
 // breakpoints and PCF files. The collections they make are float64 handles
 // behind the same tagged external pointers as glue.cpp's (the tag symbol
-// "mpcf_pcfs" and the finalizer are the same), so either file's functions
-// take the other's objects. Errors follow glue.cpp: "[STATUS] message".
+// "mpcf_pcfs" and the finalizer are those of handles.h), so either file's
+// functions take the other's objects. Errors too go through handles.h.
 #include <Rcpp.h>
 
 #include <climits>
@@ -11,61 +11,24 @@
 #include <string>
 #include <vector>
 
+#include "handles.h"
 #include "mpcf/mpcf.h"
 #include "tda.h"
 
 namespace {
 
-[[noreturn]] void fail(mpcf_status status, const std::string& message) {
-  throw Rcpp::exception(("[" + std::string(mpcf_status_name(status)) + "] " + message).c_str(),
-                        false);
-}
-
-void check(mpcf_status status) {
-  if (status != MPCF_OK) fail(status, mpcf_last_error_message());
-}
-
-SEXP pcfs_tag() {
-  static SEXP tag = Rf_install("mpcf_pcfs");
-  return tag;
-}
-
-void finalize_pcfs(SEXP ptr) {
-  mpcf_pcfs_destroy(static_cast<mpcf_pcfs*>(R_ExternalPtrAddr(ptr)));
-  R_ClearExternalPtr(ptr);
-}
-
-const mpcf_pcfs* pcfs_of(SEXP ptr, const char* what) {
-  if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != pcfs_tag()) {
-    fail(MPCF_ERROR_INVALID_ARGUMENT,
-         std::string(what) + " is not an mpcf_pcfs handle (make one with as_pcfs())");
-  }
-  const auto* p = static_cast<const mpcf_pcfs*>(R_ExternalPtrAddr(ptr));
-  if (p == nullptr) {
-    fail(MPCF_ERROR_INVALID_ARGUMENT,
-         std::string(what) +
-             " no longer holds data: an mpcf_pcfs handle does not survive saveRDS()/load() or "
-             "another session; rebuild it with as_pcfs() (or save it with pcf_save())");
-  }
-  return p;
-}
-
-// Owns a collection until it is handed to R.
-struct Owned {
-  mpcf_pcfs* p = nullptr;
-  ~Owned() { mpcf_pcfs_destroy(p); }
-};
+using rmpcf::check;
+using rmpcf::fail;
+using rmpcf::function_count;
+using rmpcf::Owned;
+using rmpcf::pcfs_of;
 
 // The R side only ever sees float64 collections (its vectors are double):
 // a float32 collection (a loaded file) is converted, exactly.
 mpcf_pcfs* as_float64(Owned& in) {
   mpcf_dtype dtype;
   check(mpcf_pcfs_dtype(in.p, &dtype));
-  if (dtype == MPCF_FLOAT64) {
-    mpcf_pcfs* p = in.p;
-    in.p = nullptr;
-    return p;
-  }
+  if (dtype == MPCF_FLOAT64) return in.release();
   std::uint64_t n = 0, total = 0;
   check(mpcf_pcfs_count(in.p, &n));
   check(mpcf_pcfs_total_breakpoints(in.p, &total));
@@ -79,30 +42,21 @@ mpcf_pcfs* as_float64(Owned& in) {
   Owned out;
   check((type == MPCF_PIECEWISE_LINEAR ? mpcf_plfs_create : mpcf_pcfs_create)(
       MPCF_FLOAT64, n, offsets.data(), t.data(), v.data(), &out.p));
-  mpcf_pcfs* p = out.p;
-  out.p = nullptr;
-  return p;
+  return out.release();
 }
 
-// Hands a collection made by `make(&out)` to a new external pointer. The
-// pointer is allocated first, so no R allocation can fail while the
-// collection is owned only by this frame.
+// rmpcf::new_pcfs of a collection made by `make(&out)`, as float64.
 template <typename Make>
 SEXP new_pcfs(Make make) {
-  Rcpp::Shield<SEXP> ptr(R_MakeExternalPtr(nullptr, pcfs_tag(), R_NilValue));
-  Owned made;
-  check(make(&made.p));
-  mpcf_pcfs* p = as_float64(made);
-  R_SetExternalPtrAddr(ptr, p);
-  R_RegisterCFinalizerEx(ptr, finalize_pcfs, TRUE);
-  return ptr;
+  return rmpcf::new_pcfs([&](mpcf_pcfs** out) {
+    Owned made;
+    const mpcf_status s = make(&made.p);
+    if (s == MPCF_OK) *out = as_float64(made);
+    return s;
+  });
 }
 
-std::uint64_t count_of(const mpcf_pcfs* p) {
-  std::uint64_t n = 0;
-  check(mpcf_pcfs_count(p, &n));
-  return n;
-}
+std::uint64_t count_of(const mpcf_pcfs* p) { return function_count(p); }
 
 
 // offsets: doubles holding whole numbers (n + 1); bars: birth, death

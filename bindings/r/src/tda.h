@@ -1,5 +1,6 @@
 // .Call entry points of tda.cpp (barcodes, pointwise operations, read-out
-// and files), registered in glue.cpp.
+// and files) and handles.cpp (the last error's detail), registered in
+// glue.cpp.
 #ifndef RMPCF_TDA_H
 #define RMPCF_TDA_H
 
@@ -15,6 +16,8 @@ SEXP rmpcf_evaluate(SEXP ptr, SEXP t);
 SEXP rmpcf_breakpoints(SEXP ptr);
 SEXP rmpcf_save(SEXP ptr, SEXP path);
 SEXP rmpcf_load(SEXP path);
+// handles.cpp: c(function, breakpoint, barcode, bar) of the last error (NA: none).
+SEXP rmpcf_last_error_detail();
 }
 
 #endif

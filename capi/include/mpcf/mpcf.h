@@ -11,7 +11,12 @@
  *   mpcf_X_destroy(x) releases it; destroying NULL does nothing.
  * - Every fallible call returns an mpcf_status (MPCF_OK == 0). After a
  *   failure, mpcf_last_error_message() returns a sentence naming the argument
- *   and the offending index or value. The message is kept per thread.
+ *   and the offending index or value, and mpcf_last_error_detail() the
+ *   indices of invalid input data (function and breakpoint, barcode and
+ *   bar). Both are kept per thread.
+ * - Structs that may grow (mpcf_error_detail, mpcf_task_info) start with
+ *   uint32_t struct_size, which the caller sets to the sizeof it knows; the
+ *   library writes no more than that and says how much it wrote.
  * - Nothing is written to an output argument or an output buffer when a call
  *   fails its argument checks.
  * - No entry point throws, aborts or prints.
@@ -122,7 +127,8 @@ typedef enum mpcf_status {
   MPCF_ERROR_INVALID_ARGUMENT = 1,
   /** PCF data breaking the rules: m = 0 (two equal consecutive offsets),
    *  times not strictly increasing, NaN or infinite times or values. The
-   *  message names the function index and the breakpoint index. */
+   *  message names the function index and the breakpoint index, and
+   *  mpcf_last_error_detail gives them. */
   MPCF_ERROR_INVALID_PCF = 2,
   /** The caller's output buffer has fewer elements than the result needs. */
   MPCF_ERROR_BUFFER_TOO_SMALL = 3,
@@ -150,6 +156,53 @@ MPCF_API const char* mpcf_last_error_message(void);
 
 /** Short constant name of a status, e.g. "MPCF_ERROR_INVALID_PCF". */
 MPCF_API const char* mpcf_status_name(mpcf_status status);
+
+/** Where the input of the last failed call on this thread is invalid, as
+ *  indices (its message says the same in words), for callers that point at
+ *  the offending entry of their own data structure rather than read indices
+ *  out of the message. Indices count from 0; -1 means "not about one".
+ *
+ *  Versioned: fields are only ever added at the end. The caller sets
+ *  struct_size to sizeof(mpcf_error_detail) of the header it was compiled
+ *  against; see mpcf_last_error_detail. */
+typedef struct mpcf_error_detail {
+  /** In: the size of the caller's struct. Out: the bytes the library wrote. */
+  uint32_t struct_size;
+  /** The status the failed call returned; MPCF_OK when no call has failed
+   *  on this thread yet. */
+  mpcf_status status;
+  /** The function whose data is invalid: its index i in the CSR arrays given
+   *  to mpcf_pcfs_create, mpcf_plfs_create or their _interleaved forms, or
+   *  in the file of mpcf_pcfs_load / mpcf_pcfs_deserialize
+   *  (MPCF_ERROR_INVALID_PCF: no breakpoints, too many, a NaN or infinite
+   *  time or value, times not strictly increasing). -1 otherwise. */
+  int64_t function_index;
+  /** The breakpoint of that function (0 .. m-1) the failure is about; -1
+   *  when it is about the function as a whole (no breakpoints, too many) or
+   *  about no function. For times not increasing, it is the later of the
+   *  two breakpoints. */
+  int64_t breakpoint_index;
+  /** The barcode (its index i in the CSR offsets) of mpcf_pcfs_from_barcodes,
+   *  mpcf_plfs_landscapes or mpcf_plfs_silhouettes whose bar or result is
+   *  invalid (MPCF_ERROR_INVALID_ARGUMENT); -1 otherwise. */
+  int64_t barcode_index;
+  /** The bar of that barcode (0 .. its count - 1); -1 when the failure is
+   *  about the barcode as a whole (its result overflows the dtype) or about
+   *  no barcode. */
+  int64_t bar_index;
+} mpcf_error_detail;
+
+/** Copies the detail of the last failed call on this thread (the failure
+ *  mpcf_last_error_message describes; like the message, it stays until the
+ *  next failing call) into *detail: the first
+ *  min(detail->struct_size, sizeof(mpcf_error_detail)) bytes, and sets
+ *  detail->struct_size to that count. So a caller built against an older,
+ *  shorter struct gets the fields it knows, and one built against a newer
+ *  header learns which fields this library filled.
+ *  Errors (MPCF_ERROR_INVALID_ARGUMENT; like any failure, this one then
+ *  becomes the last error): detail NULL, or struct_size < 8 (the two fields
+ *  every version has; 0 usually means it was not set). */
+MPCF_API mpcf_status mpcf_last_error_detail(mpcf_error_detail* detail);
 
 /* ------------------------------------------------------------------ */
 /* Enumerations                                                         */
@@ -375,6 +428,13 @@ MPCF_API mpcf_status mpcf_options_set_memory_fraction(mpcf_options* options,
 /* Result sizes                                                         */
 /* ------------------------------------------------------------------ */
 
+/** MPCF_OK when p is an exponent the Lp distances take (p >= 1, or
+ *  INFINITY), else MPCF_ERROR_INVALID_ARGUMENT with the message every
+ *  computation gives for it: the rule on p, for callers that check their
+ *  arguments before they have collections (a command line, a computation
+ *  split over a cluster). */
+MPCF_API mpcf_status mpcf_exponent_check(double p);
+
 /** Elements needed for pdist of X in the given layout. */
 MPCF_API mpcf_status mpcf_pdist_size(const mpcf_pcfs* X, mpcf_layout layout,
                                      uint64_t* out);
@@ -433,6 +493,92 @@ MPCF_API mpcf_status mpcf_task_status(const mpcf_task* task);
  *  returns (return non-zero from the callback to cancel it). */
 MPCF_API void mpcf_task_destroy(mpcf_task* task);
 
+/** Why a computation runs on its backend (mpcf_task_info.reason). */
+typedef enum mpcf_backend_reason {
+  /** The options asked for this backend (MPCF_BACKEND_CPU or _CUDA). */
+  MPCF_REASON_REQUESTED = 0,
+  /** Backend AUTO, and the problem has at least the CUDA threshold of merge
+   *  steps (mpcf_options_set_cuda_threshold): CUDA. */
+  MPCF_REASON_AUTO_THRESHOLD_MET = 1,
+  /** Backend AUTO, and the problem has fewer merge steps than the CUDA
+   *  threshold: the CPU. */
+  MPCF_REASON_AUTO_BELOW_THRESHOLD = 2,
+  /** Backend AUTO, and this libmpcf was built without CUDA: the CPU. */
+  MPCF_REASON_AUTO_NO_CUDA_BUILD = 3,
+  /** Backend AUTO, and no usable CUDA device (or driver) was found: the
+   *  CPU. */
+  MPCF_REASON_AUTO_NO_DEVICE = 4,
+  /** Backend AUTO (or CUDA, for the calls computed on the calling thread),
+   *  and this computation runs on the CPU only: mpcf_lp_distance,
+   *  mpcf_l2_inner_product and mpcf_lp_norm. */
+  MPCF_REASON_CPU_ONLY = 5
+} mpcf_backend_reason;
+
+/** Entries of mpcf_task_info.devices. */
+#define MPCF_TASK_INFO_MAX_DEVICES 64
+
+/** What a computation runs on and how much work it is: mpcf_task_info_get
+ *  (a task) and mpcf_last_task_info (a synchronous call). The figures are
+ *  the library's own: backend AUTO compares these merge_steps with the CUDA
+ *  threshold.
+ *
+ *  Versioned like mpcf_error_detail: fields are only ever added at the
+ *  end; the caller sets struct_size to sizeof(mpcf_task_info). */
+typedef struct mpcf_task_info {
+  /** In: the size of the caller's struct. Out: the bytes the library wrote. */
+  uint32_t struct_size;
+  /** MPCF_BACKEND_CPU or MPCF_BACKEND_CUDA (never AUTO: the choice made). */
+  mpcf_backend backend;
+  /** Why that backend (AUTO's reasons, or the one requested). */
+  mpcf_backend_reason reason;
+  /** CPU: the worker threads the computation was given (the options'
+   *  threads, or the hardware threads for 0; a problem of fewer blocks than
+   *  threads leaves some idle); 1 for mpcf_lp_distance,
+   *  mpcf_l2_inner_product and mpcf_lp_norm, which compute on the calling
+   *  thread. CUDA: 0. */
+  int32_t threads;
+  /** The work in merge steps (DESIGN's unit): the sum over the pairs
+   *  computed of m_i + m_j, the breakpoints of both (for objects of several
+   *  components, of all their components). pdist of n functions with B
+   *  breakpoints in all: (n - 1) B; l2_kernel: (n + 1) B (the diagonal
+   *  counts); cdist, knn with Y, mat-vec with Y: count(Y) B_X + count(X)
+   *  B_Y; knn and mat-vec without Y as pdist and l2_kernel; mpcf_lp_norm:
+   *  B + count(X) functions (each against the zero function, 1 breakpoint);
+   *  mpcf_lp_distance and mpcf_l2_inner_product: m_i + m_j. The value does
+   *  not depend on the window. */
+  double merge_steps;
+  /** Wall-clock seconds from the start call until the computation ended
+   *  (while a task runs: until now). */
+  double seconds;
+  /** CUDA: the devices computing (one host worker thread each); 0 on the
+   *  CPU. */
+  int32_t device_count;
+  /** Their ids in order (the options' list, or 0 .. device_count - 1 for
+   *  all); the first MPCF_TASK_INFO_MAX_DEVICES of them, the other entries
+   *  -1. */
+  int32_t devices[MPCF_TASK_INFO_MAX_DEVICES];
+} mpcf_task_info;
+
+/** Describes the computation of `task` in *info: the first
+ *  min(info->struct_size, sizeof(mpcf_task_info)) bytes, and sets
+ *  info->struct_size to that count (as mpcf_last_error_detail does). Valid
+ *  at once after the *_start call (the backend is chosen there), while the
+ *  task runs and after it ended, whatever its status.
+ *  Errors (MPCF_ERROR_INVALID_ARGUMENT): task or info NULL, struct_size < 8
+ *  (struct_size and backend, which every version has). */
+MPCF_API mpcf_status mpcf_task_info_get(const mpcf_task* task, mpcf_task_info* info);
+
+/** Like mpcf_task_info_get, for the last synchronous computation on this
+ *  thread: mpcf_pdist, mpcf_l2_kernel, mpcf_cdist, mpcf_knn,
+ *  mpcf_kernel_matvec, mpcf_pdist_stream, mpcf_cdist_stream,
+ *  mpcf_lp_distance, mpcf_l2_inner_product, mpcf_lp_norm, once it has
+ *  computed (succeeded, or failed while computing). Each of these calls
+ *  forgets the previous record when it begins, so after one that failed
+ *  its argument checks there is none: MPCF_ERROR_INVALID_ARGUMENT, as when
+ *  no such call has run on this thread. Other errors as
+ *  mpcf_task_info_get. */
+MPCF_API mpcf_status mpcf_last_task_info(mpcf_task_info* info);
+
 /* ------------------------------------------------------------------ */
 /* Matrix operations                                                    */
 /* ------------------------------------------------------------------ */
@@ -488,6 +634,17 @@ MPCF_API mpcf_status mpcf_cdist(const mpcf_pcfs* X, const mpcf_pcfs* Y,
  * for any thread count, block shape, stream or GPU count on one backend. On
  * any status but MPCF_OK, every distance or value they were to write is
  * NaN and every index -1. */
+
+/** The checks of mpcf_knn_start that need no collection, in its order:
+ *  p (as mpcf_exponent_check), then 1 <= k <= the candidates of a row,
+ *  x_count - 1 without Y (y_count < 0) or y_count with Y. The counts are
+ *  of objects when the collections have a component axis (component_axis
+ *  != 0, which the message then names). MPCF_OK, or
+ *  MPCF_ERROR_INVALID_ARGUMENT with the message mpcf_knn_start gives. For
+ *  callers that split one knn into many (each part's k is checked against
+ *  the part) and check the whole first. */
+MPCF_API mpcf_status mpcf_knn_check(uint64_t x_count, int64_t y_count, int component_axis,
+                                    double p, uint64_t k);
 
 /** Elements of each output of mpcf_knn: count(X) * k. */
 MPCF_API mpcf_status mpcf_knn_size(const mpcf_pcfs* X, uint64_t k, uint64_t* out);

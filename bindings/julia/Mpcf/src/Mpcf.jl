@@ -105,6 +105,8 @@ const C_FUNCTIONS = (
     :mpcf_plfs_create, :mpcf_plfs_create_interleaved, :mpcf_pcfs_function_type,
     :mpcf_plfs_landscapes, :mpcf_plfs_silhouettes,
     :mpcf_pcfs_reshape, :mpcf_pcfs_set_component_axis, :mpcf_pcfs_components,
+    # checks without collections
+    :mpcf_knn_check,
 )
 
 """
@@ -130,6 +132,10 @@ const UNWRAPPED = (
     :mpcf_pcfs_serialized_size => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
     :mpcf_pcfs_serialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
     :mpcf_pcfs_deserialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
+    :mpcf_exponent_check => "p is checked by the computation it is passed to (knn by mpcf_knn_check)",
+    :mpcf_last_error_detail => "MpcfError carries the library's message, which names the same indices",
+    :mpcf_task_info_get => "the package does not report the backend, threads or merge steps yet",
+    :mpcf_last_task_info => "computations run as tasks; see mpcf_task_info_get",
 )
 
 # ===========================================================================
@@ -957,9 +963,15 @@ count objects).
 function knn(X::PcfCollection{T}, k::Integer; Y::Union{Nothing,PcfCollection} = nothing,
              p::Real = 1, window = nothing, backend::Symbol = :auto, threads::Integer = 0,
              options = nothing, progress = nothing, components = false) where {T}
-    k >= 1 || throw(ArgumentError("k = $k; k must be at least 1"))
+    kk = _to_uint64(k, "k")
     X = _objects(X, components)
     Y = _objects(Y, components)
+    pval = _p_value(p)
+    # libmpcf's checks of p and 1 <= k <= the candidates, before the outputs
+    # are allocated.
+    @check ccall(_sym(:mpcf_knn_check), Cint, (UInt64, Int64, Cint, Cdouble, UInt64),
+                 UInt64(length(X)), Y === nothing ? Int64(-1) : Int64(length(Y)),
+                 Cint(components === false ? 0 : 1), pval, kk)
     opts = _resolve_options(options, window, backend, threads)
     size_out = Ref{UInt64}(0)
     @check ccall(_sym(:mpcf_knn_size), Cint, (Ptr{mpcf_pcfs}, UInt64, Ref{UInt64}),
@@ -969,7 +981,6 @@ function knn(X::PcfCollection{T}, k::Integer; Y::Union{Nothing,PcfCollection} = 
     dist = Matrix{T}(undef, Int(k), length(X))
     idx = Matrix{Int64}(undef, Int(k), length(X))
     length(dist) == size_out[] || error("internal: knn size mismatch")
-    pval = _p_value(p)
     GC.@preserve X Y opts dist idx begin
         yptr = _handle_or_null(Y)
         _run_task(progress) do handle

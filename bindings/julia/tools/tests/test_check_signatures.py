@@ -355,7 +355,8 @@ _WRONG = [
     ("Ref{Cint}", "Ref{Int64}"),
     ("Ptr{UInt64}", "Ptr{Int64}"), ("Ptr{Cint}", "Ptr{Int64}"), ("Ptr{Cvoid}", "Ptr{UInt64}"),
     ("Ptr{Int64}", "Ptr{UInt64}"),
-    ("Csize_t", "UInt64"), ("UInt64", "Csize_t"), ("Cint", "Int64"), ("Cdouble", "Cfloat"),
+    ("Csize_t", "UInt64"), ("UInt64", "Csize_t"), ("Cint", "Int64"), ("Int64", "UInt64"),
+    ("Cdouble", "Cfloat"),
     ("Cstring", "Cint"), ("Cvoid", "Cint"),
 ]
 

@@ -4,7 +4,6 @@ libmpcf handles."""
 from __future__ import annotations
 
 import numbers
-import re
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -453,10 +452,6 @@ def _shape_tuple(shape: Any) -> Tuple[int, ...]:
     return tuple(int(d) for d in dims)
 
 
-# libmpcf names an invalid function "PCF i" (or "PLF i"): both are read.
-_PCF_INDEX = re.compile(r"\bP[CL]F (\d+)\b")
-
-
 def _create(cls: type, dtype: np.dtype, points: np.ndarray, offsets: np.ndarray, shape: Tuple[int, ...]):
     """Creates the handle from interleaved points; names the tensor index of
     an invalid PCF when the shape has more than one dimension."""
@@ -468,15 +463,17 @@ def _create(cls: type, dtype: np.dtype, points: np.ndarray, offsets: np.ndarray,
             )
         )
     except _errors.InvalidPcfError as exc:
-        match = _PCF_INDEX.search(str(exc))
-        if match is None or len(shape) <= 1 or int(match.group(1)) >= n:
+        # libmpcf locates the function by its flat index (exc.function_index).
+        i = exc.function_index
+        if i is None or len(shape) <= 1 or i >= n:
             raise
-        index = np.unravel_index(int(match.group(1)), shape)
-        where = _format_index(tuple(int(i) for i in index))
+        where = _format_index(tuple(int(j) for j in np.unravel_index(i, shape)))
         raise type(exc)(
-            f"{exc} ({match.group(0)} is the function at index {where} of the input)",
+            f"{exc} ({cls._NOUN} {i} is the function at index {where} of the input)",
             exc.status,
             exc.status_name,
+            i,
+            exc.breakpoint_index,
         ) from None
 
 

@@ -66,6 +66,7 @@ _C_FUNCTION_PREFIX = re.compile(r"^mpcf_[a-z0-9_]+: ")
 _PYTHON_TERMS = (
     ("(or INFINITY)", "(or float('inf'))"),
     ("device_ids[", "devices["),
+    ("(count(X) - 1)", "(X.size - 1)"),
     ("backend CUDA was requested", "backend='cuda' was requested"),
     (
         "this libmpcf was built without CUDA support",
@@ -83,12 +84,23 @@ def python_message(message: str) -> str:
     return message
 
 
+def _index(value: int) -> Optional[int]:
+    return None if value < 0 else int(value)
+
+
 def error_for(status: int) -> _errors.Error:
-    """The exception for a failed call; reads this thread's last message, so
-    call it right after the failing C call."""
+    """The exception for a failed call, with libmpcf's message and the
+    indices of the invalid input (mpcf_last_error_detail); reads this
+    thread's last error, so call it right after the failing C call."""
     cls = _ERRORS.get(status, _errors.InternalError)
     message = _swig.mpcf_last_error_message() or f"libmpcf call failed with status {status}"
-    return cls(python_message(message), status, _swig.mpcf_status_name(status))
+    got, detail = _swig.mpcf_last_error_detail()
+    if got != _swig.MPCF_OK or detail["status"] != status:
+        detail = {}  # not this failure's (cannot happen: read right after it)
+    return cls(
+        python_message(message), status, _swig.mpcf_status_name(status),
+        *(_index(detail.get(k, -1)) for k in ("function_index", "breakpoint_index",
+                                                "barcode_index", "bar_index")))
 
 
 def check(result: Any) -> Any:
@@ -126,6 +138,27 @@ def _real(value: Any, what: str) -> float:
 def exponent(p: Any) -> float:
     """p as a float (validated further by the library: p >= 1 or inf)."""
     return _real(p, "p")
+
+
+def checked_exponent(p: Any) -> float:
+    """p as a float, checked by libmpcf's rule (mpcf_exponent_check), for
+    callers that check before they call a computation."""
+    p = exponent(p)
+    check(_swig.mpcf_exponent_check(p))
+    return p
+
+
+def count(k: Any, what: str) -> int:
+    """An integer argument that counts something (k), as the uint64 libmpcf
+    takes; libmpcf judges its range."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"{what} must be an integer, not {type(k).__name__}")
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"{what} = {k} is negative")
+    if k >= 2**64:
+        raise ValueError(f"{what} = {k} does not fit a 64-bit count")
+    return k
 
 
 _cuda_fallback_checked = False

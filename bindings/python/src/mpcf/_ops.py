@@ -11,7 +11,8 @@ buffer can be released.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
+import threading
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -87,6 +88,57 @@ def _layout(layout: Any, allowed: dict) -> int:
     return allowed[layout]
 
 
+_BACKENDS = {swig.MPCF_BACKEND_CPU: "cpu", swig.MPCF_BACKEND_CUDA: "cuda"}
+_REASONS = {
+    swig.MPCF_REASON_REQUESTED: "requested",
+    swig.MPCF_REASON_AUTO_THRESHOLD_MET: "auto: at least the CUDA threshold of merge steps",
+    swig.MPCF_REASON_AUTO_BELOW_THRESHOLD: "auto: below the CUDA threshold",
+    swig.MPCF_REASON_AUTO_NO_CUDA_BUILD: "auto: libmpcf was built without CUDA",
+    swig.MPCF_REASON_AUTO_NO_DEVICE: "auto: no CUDA device",
+    swig.MPCF_REASON_CPU_ONLY: "computed on the CPU only",
+}
+_last = threading.local()  # .info: the last computation's, per thread
+
+
+def _remember(raw: Dict[str, Any]) -> None:
+    """Keeps libmpcf's account of a finished computation (mpcf_task_info)."""
+    _last.info = {
+        "backend": _BACKENDS.get(raw["backend"], str(raw["backend"])),
+        "reason": _REASONS.get(raw["reason"], str(raw["reason"])),
+        "threads": raw["threads"],
+        "devices": raw["devices"],
+        "merge_steps": raw["merge_steps"],
+        "seconds": raw["seconds"],
+    }
+
+
+def last_task_info() -> Optional[Dict[str, Any]]:
+    """What libmpcf reports about the last computation that succeeded on
+    this thread (``pdist``, ``cdist``, ``l2_kernel``, ``knn``,
+    ``kneighbors_graph``, ``kernel_matvec``, ``lp_distance``,
+    ``l2_inner_product``, ``lp_norm``), or None before the first.
+
+    Returns
+    -------
+    dict or None
+        ``backend`` ("cpu" or "cuda"), ``reason`` (why that backend, e.g.
+        "auto: below the CUDA threshold"), ``threads`` (CPU worker threads;
+        0 on CUDA), ``devices`` (the CUDA device ids, a tuple), ``merge_steps``
+        (the work: the sum over the computed pairs of the breakpoints of both
+        functions) and ``seconds`` (the computation's wall-clock time).
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> d = mpcf.pdist([[(0, 1), (1, 0)], [(0, 2), (1, 0)]], backend="cpu", threads=1)
+    >>> info = mpcf.last_task_info()
+    >>> info["backend"], info["threads"], info["merge_steps"]    # one pair: 2 + 2
+    ('cpu', 1, 4.0)
+    """
+    info = getattr(_last, "info", None)
+    return dict(info) if info is not None else None
+
+
 def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
     """Starts a task with `start()` and polls it to the end.
 
@@ -110,6 +162,7 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
                 bar.update(*check(swig.mpcf_task_progress(task)))
         if status != swig.MPCF_OK:
             raise _lib.error_for(status)
+        _remember(check(swig.mpcf_task_info_get(task)))
         if bar is not None:
             bar.update(*check(swig.mpcf_task_progress(task)))
     except BaseException:
@@ -437,7 +490,9 @@ def lp_distance(f: Any, g: Any, p: float = 1, *, window: Optional[Sequence[float
     F = single_pcf(f, "f")
     G = single_pcf(g, "g", F.dtype, type(F))
     options = make_options(window)
-    return float(check(swig.mpcf_lp_distance(F._handle, 0, G._handle, 0, exponent(p), options)))
+    d = float(check(swig.mpcf_lp_distance(F._handle, 0, G._handle, 0, exponent(p), options)))
+    _remember(check(swig.mpcf_last_task_info()))
+    return d
 
 
 def l2_inner_product(f: Any, g: Any, *, window: Optional[Sequence[float]] = None) -> float:
@@ -456,7 +511,9 @@ def l2_inner_product(f: Any, g: Any, *, window: Optional[Sequence[float]] = None
     F = single_pcf(f, "f")
     G = single_pcf(g, "g", F.dtype, type(F))
     options = make_options(window)
-    return float(check(swig.mpcf_l2_inner_product(F._handle, 0, G._handle, 0, options)))
+    x = float(check(swig.mpcf_l2_inner_product(F._handle, 0, G._handle, 0, options)))
+    _remember(check(swig.mpcf_last_task_info()))
+    return x
 
 
 def lp_norm(X: PcfsLike, p: float = 1, *, window: Optional[Sequence[float]] = None) -> np.ndarray:
@@ -497,6 +554,7 @@ def lp_norm(X: PcfsLike, p: float = 1, *, window: Optional[Sequence[float]] = No
     options = make_options(window)
     out = _empty(X.shape, dtype=X.dtype)
     check(swig.mpcf_lp_norm(X._handle, p, address(out), out.size, options))
+    _remember(check(swig.mpcf_last_task_info()))
     return out
 
 

@@ -16,7 +16,8 @@ from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ._collection import as_collection, object_view
-from ._lib import address, check, exponent, make_options, swig
+from ._lib import address, check, checked_exponent, count, exponent, make_options, swig
+from ._errors import InvalidArgumentError
 from ._ops import PcfsLike, _run_task
 
 _KERNELS = {
@@ -37,10 +38,11 @@ def _inputs(X: Any, Y: Any, components: Any) -> Tuple[Any, Any]:
     return X, Yc
 
 
-def _count(k: Any, what: str) -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"{what} must be an integer, not {type(k).__name__}")
-    return int(k)
+def _check_knn(X: Any, Yc: Any, components: bool, p: float, k: int) -> None:
+    """libmpcf's checks of p and k (1 <= k <= the candidates), before the
+    outputs are allocated (mpcf_knn_check)."""
+    check(swig.mpcf_knn_check(X.size, Yc.size if Yc is not None else -1, int(bool(components)),
+                              p, k))
 
 
 def knn(
@@ -69,7 +71,8 @@ def knn(
     X, Y : PcfCollection or anything it accepts
         Y of X's dtype; plain Python numbers in Y take X's dtype.
     k : int
-        1 <= k <= X.size - 1 (no Y) or Y.size.
+        1 <= k <= X.size - 1 (no Y) or Y.size (libmpcf's rule, checked
+        before anything is computed).
     p, window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
     components : bool
@@ -109,15 +112,9 @@ def knn(
            [0]]))
     """
     X, Yc = _inputs(X, Y, components)
-    k = _count(k, "k")
+    k = count(k, "k")
     p = exponent(p)
-    if k < 1:
-        raise ValueError(f"k = {k}; k must be at least 1")
-    candidates = Yc.size if Yc is not None else max(X.size - 1, 0)
-    if k > candidates:
-        noun = "objects" if components else f"{X._NOUN}s"
-        where = f"{noun} in Y" if Yc is not None else f"other {noun} in X (X.size - 1)"
-        raise ValueError(f"k = {k} is more than the {candidates} {where}")
+    _check_knn(X, Yc, components, p, k)
     options = make_options(window, backend, threads, devices)
     distances = np.empty(X.shape + (k,), dtype=X.dtype)
     indices = np.empty(X.shape + (k,), dtype=np.int64)
@@ -372,29 +369,31 @@ def kneighbors_graph(
             "X against Y have no self")
     if Yc is not None and symmetric:
         raise ValueError("symmetric=True needs Y=None: the graph of X against Y is not square")
-    k = _count(k, "k")
+    k = count(k, "k")
     n = X.size
-    if self_loops:
-        # scikit-learn's include_self=True: each PCF is the first of its own
-        # k neighbours, so k - 1 others.
-        if k < 1:
-            raise ValueError(f"k = {k}; k must be at least 1")
-        if k > n:
-            raise ValueError(
-                f"k = {k} is more than the {n} PCFs in X (with include_self=True each PCF is the "
-                "first of its own k neighbours)")
-        others = k - 1
-    else:
-        others = k
+    # scikit-learn's include_self=True: each PCF is the first of its own k
+    # neighbours, so knn is asked for k - 1 others (libmpcf checks that
+    # count); k = 0 would ask for -1.
+    others = k - 1 if self_loops else k
+    if others < 0:
+        raise ValueError(f"k = {k}; k must be at least 1 (with include_self=True each PCF is the "
+                         "first of its own k neighbours)")
+    if self_loops and others > 0:
+        # libmpcf's rule on the k - 1 others (p = 1 passes; knn checks p),
+        # said in terms of the k the caller gave.
+        try:
+            check(swig.mpcf_knn_check(n, -1, int(bool(components)), 1.0, others))
+        except InvalidArgumentError as exc:
+            raise type(exc)(
+                f"with include_self=True, k = {k} asks for {others} neighbours besides each PCF "
+                f"itself: {exc}", exc.status, exc.status_name) from None
     if others > 0:
         d, i = knn(X, others, Yc, p=p, window=window, backend=backend, threads=threads,
                    devices=devices, progress=progress)
         d = d.reshape(n, others)
         i = i.reshape(n, others)
     else:  # include_self with k = 1: the diagonal alone (the arguments still checked)
-        p = exponent(p)
-        if not p >= 1:
-            raise ValueError(f"p = {p} is not a valid exponent; p must be >= 1 (or float('inf'))")
+        checked_exponent(p)
         make_options(window, backend, threads, devices)
         d = np.empty((n, 0), dtype=X.dtype)
         i = np.empty((n, 0), dtype=np.int64)

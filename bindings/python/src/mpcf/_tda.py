@@ -5,7 +5,6 @@ combinations, evaluation), over libmpcf's C API."""
 from __future__ import annotations
 
 import numbers
-import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -188,9 +187,6 @@ def _collect(
     return (len(x),) + shapes[0], bars
 
 
-_BARCODE = re.compile(r"\bbarcode (\d+)\b")
-
-
 def _barcodes_csr(barcodes: BarcodesLike, dimension: Any) -> Tuple[Tuple[int, ...], int, np.ndarray, np.ndarray]:
     """The barcodes' shape, count, CSR offsets and (birth, death) rows."""
     shape, bars = _collect(barcodes, _check_dimension(dimension), "barcodes")
@@ -215,14 +211,17 @@ def _of_barcodes(barcodes: BarcodesLike, dimension: Any, dtype: Any, create: Any
     try:
         handle = check(create(c_dtype, count, address(offsets), address(flat) if flat.size else None))
     except _errors.InvalidArgumentError as exc:
-        match = _BARCODE.search(str(exc))
-        if match is None or len(shape) <= 1 or int(match.group(1)) >= count:
+        # libmpcf locates the barcode by its flat index (exc.barcode_index).
+        b = exc.barcode_index
+        if b is None or len(shape) <= 1 or b >= count:
             raise
-        index = tuple(int(i) for i in np.unravel_index(int(match.group(1)), shape))
+        index = tuple(int(i) for i in np.unravel_index(b, shape))
         raise type(exc)(
-            f"{exc} (barcode {match.group(1)} is the one at index {_format_index(index)} of the input)",
+            f"{exc} (barcode {b} is the one at index {_format_index(index)} of the input)",
             exc.status,
             exc.status_name,
+            barcode_index=b,
+            bar_index=exc.bar_index,
         ) from None
     return _finish(handle, shape + levels, target)
 

@@ -59,7 +59,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from . import _dask_tasks as _tasks, _ops
 from ._collection import as_collection, object_view
 from ._errors import InvalidArgumentError
-from ._lib import exponent, make_options
+from ._lib import check, checked_exponent, count, make_options, swig
 
 __all__ = ["pdist", "cdist", "knn", "to_zarr", "scatter", "ScatteredPcfs", "WorkerOptions"]
 
@@ -293,13 +293,6 @@ def _settings(window: Any, backend: Any, threads: Any, devices: Any) -> _tasks.S
     return (window, backend, threads, devices)
 
 
-def _exponent(p: Any) -> float:
-    p = exponent(p)
-    if not p >= 1:
-        raise ValueError(f"p = {p} is not a valid exponent; p must be >= 1 (or float('inf'))")
-    return p
-
-
 def _total_threads(client: Any) -> int:
     if client is not None:
         try:
@@ -450,7 +443,7 @@ def pdist(
            [ 3.,  0., 23.],
            [22., 23.,  0.]])
     """
-    p = _exponent(p)
+    p = checked_exponent(p)
     settings = _settings(window, backend, threads, devices)
     X = _input(X, np.float64, components)
     n = X.size
@@ -512,7 +505,7 @@ def cdist(
     array([[ 3., 22.,  0.],
            [ 0., 23.,  3.]])
     """
-    p = _exponent(p)
+    p = checked_exponent(p)
     settings = _settings(window, backend, threads, devices)
     X, Y = _inputs(X, Y, components)
     client = _client_for(X, client)
@@ -594,25 +587,20 @@ def knn(
            [1, 0],
            [0, 1]])
     """
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an integer, not {type(k).__name__}")
-    k = int(k)
+    k = count(k, "k")
     if isinstance(split_every, (bool, np.bool_)) or not isinstance(split_every, numbers.Integral) \
             or split_every < 2:
         raise ValueError(f"split_every = {split_every!r}; a merge takes at least 2 lists")
-    p = _exponent(p)
+    p = checked_exponent(p)
     settings = _settings(window, backend, threads, devices)
-    if k < 1:
-        raise ValueError(f"k = {k}; k must be at least 1")
     if Y is None:
         X = Yc = _input(X, np.float64, components)
-        candidates = max(X.size - 1, 0)
     else:
         X, Yc = _inputs(X, Y, components)
-        candidates = Yc.size
-    if k > candidates:
-        where = "PCFs in Y" if Y is not None else "other PCFs in X (X.size - 1)"
-        raise ValueError(f"k = {k} is more than the {candidates} {where}")
+    # The tiles check k against themselves; the whole is checked here, by
+    # libmpcf's rule, before anything is sent to the cluster.
+    check(swig.mpcf_knn_check(X.size, Yc.size if Y is not None else -1, int(bool(components)),
+                              p, k))
     client = _client_for(X, client)
     threads_total = _total_threads(client)
     if Y is None:

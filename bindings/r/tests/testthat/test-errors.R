@@ -53,6 +53,25 @@ test_that("invalid PCF data carries libmpcf's message and the R location", {
                     "in R this is g, row 2", "MPCF_ERROR_INVALID_PCF")
 })
 
+test_that("the R location comes from libmpcf's indices, not its message", {
+  # Function 1 (from 0), breakpoint 2: the third row of x$b repeats a time.
+  expect_error(pdist(list(a = cbind(c(0, 1), c(1, 0)), b = cbind(c(0, 2, 2), c(1, 2, 0)))),
+               class = "mpcf_error")
+  expect_identical(mpcf:::.last_error_detail(),
+                   c("function" = 1, breakpoint = 2, barcode = NA_real_, bar = NA_real_))
+  # A whole function (no breakpoints): no breakpoint index.
+  expect_error(pdist(list(cbind(0, 1), matrix(numeric(0), 0, 2))), class = "mpcf_error")
+  expect_identical(mpcf:::.last_error_detail()[c("function", "breakpoint")],
+                   c("function" = 1, breakpoint = NA_real_))
+  # An error of the glue's own carries none.
+  expect_error(pdist(good, p = 0.5, progress = FALSE), class = "mpcf_error")
+  expect_true(all(is.na(mpcf:::.last_error_detail())))
+  # Bars: barcode 1, bar 0 is (3, 1).
+  expect_error(betti_curve(list(cbind(0, 1), cbind(3, 1))), "in R this is barcodes[[2]], bar 1",
+               fixed = TRUE, class = "mpcf_error")
+  expect_identical(mpcf:::.last_error_detail()[c("barcode", "bar")], c(barcode = 1, bar = 0))
+})
+
 test_that("data frame input is checked column by column", {
   expect_mpcf_error(pdist(data.frame(id = 1, t = 0)),
                     "x is a data frame without column v; it needs columns id, t and v")

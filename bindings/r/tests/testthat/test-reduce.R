@@ -27,7 +27,9 @@ test_that("knn against y: ties go to the smaller index, 1-based", {
   expect_identical(nn$index[2, ], c(1L, 2L, 3L))
   expect_error(knn(x, 5, y, progress = FALSE), "k = 5 is more than the 4 functions of Y",
                class = "mpcf_error")
-  expect_error(knn(x, 0, progress = FALSE), "k must be a positive whole number")
+  expect_error(knn(x, 0, progress = FALSE), "k = 0; k must be at least 1", class = "mpcf_error")
+  expect_error(knn(x, -1, progress = FALSE), "k must be a single whole number of neighbours; it is -1")
+  expect_error(knn(x, 1.5, progress = FALSE), "it is 1.5")
   expect_error(knn(x, 2, progress = FALSE), "k = 2 is more than the 1 other functions")
 })
 

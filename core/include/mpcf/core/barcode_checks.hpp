@@ -1,8 +1,9 @@
 // What the conversions of barcodes (tda.cpp: Betti curves, stable ranks,
 // accumulated persistence; plf_tda.cpp: landscapes, silhouettes) and the
-// pointwise operations share: the dtype's name in messages, whether a double
-// fits the dtype, and the checks and messages of CSR barcodes and their
-// bars ("barcode i, bar j (birth b, death d): ..."). Internal to core.
+// pointwise operations share: whether a double fits the dtype, and the
+// checks and messages of CSR barcodes and their bars ("barcode i, bar j
+// (birth b, death d): ..."). The dtype's name is number_text.hpp's
+// dtype_name. Internal to core.
 #pragma once
 
 #include <cmath>
@@ -10,12 +11,6 @@
 #include <string>
 
 namespace mpcf::detail {
-
-// "float32" or "float64".
-template <typename T>
-const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
 
 // x is finite once rounded to T.
 template <typename T>

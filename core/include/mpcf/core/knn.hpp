@@ -30,6 +30,31 @@
 
 namespace mpcf {
 
+// The rule on k, written once: 1 <= k <= the candidates of a row, which are
+// the other objects of X without Y (count(X) - 1) and every object of Y with
+// it. The C API checks it before a knn starts (mpcf_knn_start, and
+// mpcf_knn_check for callers that split one knn into many); the consumer
+// checks it again when the plane is known.
+inline std::uint64_t knn_candidates(std::uint64_t xObjects, std::uint64_t yObjects, bool withY) {
+  if (withY) return yObjects;
+  return xObjects == 0 ? 0 : xObjects - 1;
+}
+
+// Throws InvalidArgument unless 1 <= k <= knn_candidates(...); `noun` says
+// what the collections hold ("functions" or "objects").
+inline void check_knn_k(std::uint64_t k, std::uint64_t xObjects, std::uint64_t yObjects, bool withY,
+                        const char* noun) {
+  if (k == 0) throw InvalidArgument("k = 0; k must be at least 1");
+  const std::uint64_t candidates = knn_candidates(xObjects, yObjects, withY);
+  if (k > candidates) {
+    throw InvalidArgument("k = " + std::to_string(k) + " is more than the " +
+                          std::to_string(candidates) +
+                          (withY ? std::string(" ") + noun + " of Y"
+                                 : std::string(" other ") + noun + " of X (count(X) - 1)") +
+                          "; k must be at most that");
+  }
+}
+
 template <typename T>
 struct Neighbour {
   T distance;
@@ -60,11 +85,7 @@ class KnnConsumer final : public BlockConsumer<T> {
 
   void prepare(const PairPlane& plane) override {
     if (plane.nRows != rows_) throw std::logic_error("KnnConsumer: the plane has other rows");
-    const std::size_t candidates = plane.symmetric() ? plane.nRows - 1 : plane.nCols;
-    if (k_ == 0 || k_ > candidates) {
-      throw std::logic_error("KnnConsumer: k = " + std::to_string(k_) + " for " +
-                             std::to_string(candidates) + " candidates");
-    }
+    check_knn_k(k_, plane.nRows, plane.nCols, !plane.symmetric(), "objects");
     symmetric_ = plane.symmetric();
     for (std::size_t e = 0; e < rows_ * k_; ++e) {
       distances_[e] = std::numeric_limits<T>::infinity();

@@ -65,8 +65,9 @@ struct PairRequest {
     return p;
   }
   BlockMode block_mode() const { return symmetric ? BlockMode::LowerTriangle : BlockMode::Full; }
-  // About the merge steps of the whole plane (sum over pairs of m_i + m_j;
-  // a pair of objects walks all its components).
+  // The merge steps of the plane (DESIGN §6): the sum over its computed
+  // pairs of m_i + m_j, the breakpoints of both objects (of all their
+  // components). The backend rule (AUTO) and mpcf_task_info report it.
   double merge_steps() const {
     const double nx = static_cast<double>(row_objects()), ny = static_cast<double>(col_objects());
     const double bx = static_cast<double>(x->data().total_elements());

@@ -28,14 +28,15 @@ using PcfDataManager = OffsetDataManager<PcfPoint<T>>;
 // Checks the CSR offsets (n + 1 entries). Throws InvalidArgument / InvalidPcf.
 void validate_offsets(const std::uint64_t* offsets, std::uint64_t n);
 
-// Checks breakpoints [begin, end) of function `index`.
+// Checks the m breakpoints of function `index`; an InvalidPcf names (and
+// locates) the function and the breakpoint.
 template <typename T>
 void validate_pcf(std::uint64_t index, const T* times, const T* values,
                   std::uint64_t m, std::ptrdiff_t stride) {
   if (m == 0) {
     std::ostringstream os;
     os << "PCF " << index << " has no breakpoints (m = 0); every PCF needs at least one";
-    throw InvalidPcf(os.str());
+    throw InvalidPcf(os.str(), ErrorLocation::at_function(index));
   }
   for (std::uint64_t k = 0; k < m; ++k) {
     const T t = times[static_cast<std::ptrdiff_t>(k) * stride];
@@ -44,13 +45,13 @@ void validate_pcf(std::uint64_t index, const T* times, const T* values,
       std::ostringstream os;
       os << "PCF " << index << ", breakpoint " << k << ": time is " << t
          << "; breakpoint times must be finite";
-      throw InvalidPcf(os.str());
+      throw InvalidPcf(os.str(), ErrorLocation::at_function(index, static_cast<std::int64_t>(k)));
     }
     if (!std::isfinite(v)) {
       std::ostringstream os;
       os << "PCF " << index << ", breakpoint " << k << ": value is " << v
          << "; values must be finite";
-      throw InvalidPcf(os.str());
+      throw InvalidPcf(os.str(), ErrorLocation::at_function(index, static_cast<std::int64_t>(k)));
     }
     if (k > 0) {
       const T prev = times[static_cast<std::ptrdiff_t>(k - 1) * stride];
@@ -60,7 +61,7 @@ void validate_pcf(std::uint64_t index, const T* times, const T* values,
         os << "PCF " << index << ", breakpoint " << k << ": time " << t
            << (prev == t ? " repeats" : " is smaller than")
            << " the previous time " << prev << "; times must be strictly increasing";
-        throw InvalidPcf(os.str());
+        throw InvalidPcf(os.str(), ErrorLocation::at_function(index, static_cast<std::int64_t>(k)));
       }
     }
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -68,6 +69,9 @@ class Task {
   std::exception_ptr error() const;
   std::uint64_t done() const { return control_.done(); }
   std::uint64_t total() const { return control_.total(); }
+  // Wall-clock seconds from start() (or run_here()) until the task finished;
+  // while it runs, until now; 0 before it starts.
+  double seconds() const;
 
   // Runs the work on the calling thread (no coordinator thread).
   void run_here();
@@ -84,6 +88,8 @@ class Task {
   std::exception_ptr error_;
   Hold hold_ = Hold::None;
   bool waited_ = false;  // guarded by mutex_
+  std::chrono::steady_clock::time_point started_{};   // set before the work starts
+  std::chrono::steady_clock::time_point finished_{};  // guarded by mutex_
   std::condition_variable waited_cv_;
 };
 
