@@ -1322,10 +1322,11 @@ class Summary(ToolTest):
         else:  # 14 merge steps are far below the default threshold
             self.assertEqual(self.field(out, "backend"),
                              "cpu, 2 threads (auto: below the CUDA threshold)")
-        # PLFs and norms run on the CPU only; asked for, the CPU is no surprise.
-        out = self.summary(["pdist", x, "--type", "linear", "--threads", "2", "--cuda-threshold", "0"])
-        self.assertEqual(self.field(out, "backend"),
-                         "cpu, 2 threads (libmpcf computes this on the CPU only)")
+        # PLFs follow the rule of PCFs (both backends compute them); norms run
+        # on the CPU only; asked for, the CPU is no surprise.
+        args = ["pdist", x, "--threads", "2", "--cuda-threshold", "0"]
+        self.assertEqual(self.field(self.summary(args + ["--type", "linear"]), "backend"),
+                         self.field(self.summary(args), "backend"))
         out = self.summary(["norm", x])
         self.assertEqual(self.field(out, "backend"),
                          "cpu, 1 thread (libmpcf computes this on the CPU only)")
