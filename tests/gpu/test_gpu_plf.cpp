@@ -167,6 +167,7 @@ struct Case {
 const Case kCases[] = {{Op::L1, 1, "L1"},
                        {Op::Lp, 2, "L2"},
                        {Op::Lp, 2.5, "L2.5"},
+                       {Op::Lp, 3, "L3"},
                        {Op::Linf, INFINITY, "Linf"},
                        {Op::Kernel, 2, "L2 kernel"}};
 
