@@ -7,24 +7,28 @@
 // PlfPairWalk (plf_walk.hpp) and the operations of plf_operations.hpp,
 // written lane by lane: the same +, -, *, / and compares in the same order
 // (no fused multiply-add: the library is built with -ffp-contract=off), and
-// every branch of the scalar code a select. A lane holds, for f and for g,
-// the segment it is on: the last consumed point (fPT, fPV), a virtual
-// (-inf, 0) before the first, and the next one (fT, fV), a sentinel
-// (+inf, v_{m-1}) after the last; and the one-sided values fv = f(t+),
-// gv = g(t+) at the left end t of the next piece. A step consumes the next
-// point of one function (f when fT <= gT, as the scalar walk's merge) at
-// tn; the piece [t, tn] takes the consumed function's left limit there (0 at
-// its first point, the jump) and the other one's value at tn on its segment
-// (detail::plf_segment_value's arithmetic: a virtual segment gives 0; on the
-// sentinel's segment the interpolation gives v0 exactly, as
-// plf_segment_value's last value does). Where f and g have a breakpoint at
-// the same time the scalar walk takes one piece and the lanes take two: the
-// first ends at the common time with the other function's interpolated
-// value there, which is its left limit (s = 1 exactly), and the second has
-// width 0, which no operation counts. Values that differ from the scalar
-// walk's only in the sign of a zero (v0 + 0 * d for v0 = -0) leave every
-// result's bits as they are: the operations take |f - g|, compare with 0,
-// or add them to non-zero numbers.
+// every branch of the scalar code a select. A lane holds, for each of its
+// two functions, the segment it is on: the last consumed point (t0, v0), a
+// virtual (-inf, 0) before the first, and the next one (t1, v1), a sentinel
+// (+inf, v_{m-1}) after the last; and the functions' right limits at the
+// left end t of the next piece. The functions are held as A, the one whose
+// next point comes first, and B (see PlfLanes: every operation is
+// symmetric in f and g). A step consumes A's next point at tn; the piece
+// [t, tn] takes A's left limit there (0 at its first point, the jump) and
+// B's value at tn on its segment (detail::plf_segment_value's arithmetic: a
+// virtual segment gives 0; on the sentinel's segment the interpolation
+// gives v0 exactly, as plf_segment_value's last value does). Where f and g
+// have a breakpoint at the same time the scalar walk takes one piece and
+// the lane two, the second of width 0, which no operation counts (see
+// PlfStep). Values that differ from the scalar walk's only in the sign of a
+// zero (v0 + 0 * d for v0 = -0) leave every result's bits as they are: the
+// operations take |f - g|, compare with 0, or add them to non-zero numbers.
+//
+// Costs that shaped it (AMD Zen 5, AVX-512): compares into mask registers
+// and mask logic are dear, so the sign tests use MIN/MAX and one compare
+// each; the divisions (one to interpolate, one where h changes sign) cost
+// about a tenth of a step; keeping A and B instead of f and g saves the
+// selects of which segment to interpolate and which values to update.
 #if defined(MPCF_CORE_SIMD_PLF_WALK_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
 #ifdef MPCF_CORE_SIMD_PLF_WALK_INL_HPP_
 #undef MPCF_CORE_SIMD_PLF_WALK_INL_HPP_
@@ -44,14 +48,25 @@ namespace mpcf {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// detail::min_value / max_value lane by lane (y < x ? y : x; x < y ? y : x).
+// detail::min_value / max_value lane by lane: y < x ? y : x and
+// x < y ? y : x, which are x86's MINPD / MAXPD with the operands swapped
+// (MINPD(a, b) = a < b ? a : b, MAXPD(a, b) = a > b ? a : b, for zeros of
+// either sign and NaN alike; hn::Min / hn::Max are those instructions on
+// the x86 targets these kernels are built for).
 template <class V>
 HWY_INLINE V MinValue(V x, V y) {
-  return hn::IfThenElse(hn::Lt(y, x), y, x);
+  return hn::Min(y, x);
 }
 template <class V>
 HWY_INLINE V MaxValue(V x, V y) {
-  return hn::IfThenElse(hn::Lt(x, y), y, x);
+  return hn::Max(y, x);
+}
+
+// (x < 0 && y > 0) || (x > 0 && y < 0): the smaller is < 0 and the larger
+// > 0 (x, y may be infinite, not NaN).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> StrictlyOpposite(D d, V x, V y) {
+  return hn::And(hn::Lt(hn::Min(x, y), hn::Zero(d)), hn::Gt(hn::Max(x, y), hn::Zero(d)));
 }
 
 // A function's segment in a lane: (t0, v0) the last consumed point (t0 =
@@ -80,11 +95,18 @@ HWY_INLINE V SegmentValue(D d, const Segment<V>& g, V x) {
     const V t0c = hn::Mul(g.t0, c);
     s = hn::Div(hn::Sub(hn::Mul(x, c), t0c), hn::Sub(hn::Mul(g.t1, c), t0c));
   }
-  const auto opposite = hn::Or(hn::And(hn::Le(g.v0, zero), hn::Ge(g.v1, zero)),
-                               hn::And(hn::Ge(g.v0, zero), hn::Le(g.v1, zero)));
+  // v0 <= 0 <= v1 or v1 <= 0 <= v0: the smaller is <= 0, the larger >= 0.
+  const V lo = hn::Min(g.v0, g.v1);
+  const V hi = hn::Max(g.v0, g.v1);
+  const auto opposite = hn::And(hn::Le(lo, zero), hn::Ge(hi, zero));
   const V across = hn::Add(hn::Mul(s, g.v1), hn::Mul(hn::Sub(one, s), g.v0));
   const V y = hn::Add(g.v0, hn::Mul(s, hn::Sub(g.v1, g.v0)));
-  const V same = hn::IfThenElse(hn::Gt(g.v1, g.v0), MinValue(y, g.v1), MaxValue(y, g.v1));
+  // v1 > v0 ? min_value(y, v1) : max_value(y, v1). y lies on v0's side of
+  // v1 (s >= 0 and rounding is monotone: y >= v0 when v1 > v0, y <= v0
+  // when v1 < v0, y = v0 when they are equal and not zero), so clamping y
+  // to [lo, hi] with max_value, then min_value, gives those bits: the
+  // clamp at v0's end returns y itself.
+  const V same = MinValue(MaxValue(y, lo), hi);
   V r = hn::IfThenElse(opposite, across, same);
   r = hn::IfThenElse(hn::Eq(s, one), g.v1, r);
   return hn::IfThenElse(hn::Eq(g.t0, hn::Neg(inf)), zero, r);
@@ -98,14 +120,12 @@ struct Ends {
 };
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE Ends<D> EndsOf(D d, V hl, V hr) {
-  const V zero = hn::Zero(d);
   const V x = hn::Abs(hl);
   const V y = hn::Abs(hr);
   Ends<D> e;
   e.a = MinValue(x, y);
   e.b = MaxValue(x, y);
-  e.opposite = hn::Or(hn::And(hn::Lt(hl, zero), hn::Gt(hr, zero)),
-                      hn::And(hn::Gt(hl, zero), hn::Lt(hr, zero)));
+  e.opposite = StrictlyOpposite(d, hl, hr);
   return e;
 }
 
@@ -113,9 +133,10 @@ HWY_INLINE Ends<D> EndsOf(D d, V hl, V hr) {
 // the lanes (w the width, clipped to the window); Extract hands out lane
 // k's accumulator as the scalar operation holds it. ----
 
-// PlfOperationL1Dist. Unchecked (tame, whole line): acc + w * mean|h|
-// without the halving and the tests (see plf_tame_walk_allowed).
-template <typename T, std::size_t N, bool Unchecked>
+// PlfOperationL1Dist. Tame (see plf_tame_walk_allowed): no halving (|h| <=
+// max / 2) and no infinite width or mean; Unchecked (tame, whole line):
+// acc + w * mean|h| without the test either.
+template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldL1 {
   using D = DT<T, N>;
   using V = hn::Vec<D>;
@@ -129,11 +150,11 @@ struct PlfFoldL1 {
     const V half = hn::Set(d, T(0.5));
     const V two = hn::Set(d, T(2));
     const Ends<D> e = EndsOf(d, hn::Sub(fl, gl), hn::Sub(fr, gr));
-    if constexpr (Unchecked) {
+    V term;
+    if constexpr (Tame) {
       const V s = hn::Add(e.a, e.b);
       const V across = hn::Add(hn::Sub(e.b, e.a), hn::Mul(hn::Mul(two, e.a), hn::Div(e.a, s)));
-      const V m = hn::IfThenElse(e.opposite, across, s);
-      return {hn::Add(acc.s, hn::Mul(w, hn::Mul(m, half)))};
+      term = hn::Mul(w, hn::Mul(hn::IfThenElse(e.opposite, across, s), half));
     } else {
       const V one = hn::Set(d, T(1));
       const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
@@ -146,7 +167,11 @@ struct PlfFoldL1 {
       const V m = hn::IfThenElse(e.opposite, across, s);
       // m * (0.5 / c): 0.5 / 0.5 = 1 and 0.5 / 1 = 0.5 exactly.
       const V mean = hn::IfThenElse(hn::Eq(e.b, inf), inf, hn::Mul(m, hn::IfThenElse(big, one, half)));
-      const V term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, mean));
+      term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, mean));
+    }
+    if constexpr (Unchecked) {
+      return {hn::Add(acc.s, term)};
+    } else {
       const auto keep = hn::AndNot(hn::Eq(e.b, hn::Zero(d)), hn::Gt(w, hn::Zero(d)));
       return {hn::IfThenElse(keep, hn::Add(acc.s, term), acc.s)};
     }
@@ -156,7 +181,7 @@ struct PlfFoldL1 {
 
 // PlfOperationL2Dist: the rectangle of width w * G2 at height B into the
 // scaled power sum.
-template <typename T, std::size_t N, bool Unchecked>
+template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldL2 {
   using D = DT<T, N>;
   using V = hn::Vec<D>;
@@ -170,14 +195,23 @@ struct PlfFoldL2 {
     const D d;
     const V one = hn::Set(d, T(1));
     const Ends<D> e = EndsOf(d, hn::Sub(fl, gl), hn::Sub(fr, gr));
-    // detail::plf_mean_square_factor
-    const auto finite = hn::And(hn::Gt(e.b, hn::Zero(d)),
-                                hn::Lt(e.b, hn::Set(d, std::numeric_limits<T>::infinity())));
-    const V rho = hn::Div(e.a, hn::IfThenElse(finite, e.b, one));
-    const V mid = hn::IfThenElse(e.opposite, hn::Neg(rho), rho);
-    const V factor = hn::IfThenElse(
-        finite, hn::Div(hn::Add(hn::Add(one, mid), hn::Mul(rho, rho)), hn::Set(d, T(3))), one);
-    ScaledFoldLanes(d, acc.scale, acc.sum, hn::Mul(w, factor), e.b, [](V r) { return hn::Mul(r, r); });
+    // detail::plf_mean_square_factor. Tame: B is finite, and B = 0 (a
+    // 0 / 0 factor) is a piece the fold does not keep.
+    V factor;
+    if constexpr (Tame) {
+      const V rho = hn::Div(e.a, e.b);
+      const V mid = hn::IfThenElse(e.opposite, hn::Neg(rho), rho);
+      factor = hn::Div(hn::Add(hn::Add(one, mid), hn::Mul(rho, rho)), hn::Set(d, T(3)));
+    } else {
+      const auto finite = hn::And(hn::Gt(e.b, hn::Zero(d)),
+                                  hn::Lt(e.b, hn::Set(d, std::numeric_limits<T>::infinity())));
+      const V rho = hn::Div(e.a, hn::IfThenElse(finite, e.b, one));
+      const V mid = hn::IfThenElse(e.opposite, hn::Neg(rho), rho);
+      factor = hn::IfThenElse(
+          finite, hn::Div(hn::Add(hn::Add(one, mid), hn::Mul(rho, rho)), hn::Set(d, T(3))), one);
+    }
+    ScaledFoldLanes<Tame>(d, acc.scale, acc.sum, hn::Mul(w, factor), e.b,
+                          [](V r) { return hn::Mul(r, r); });
     return acc;
   }
   HWY_INLINE void Extract(const Acc& acc, ScaledPowerSum<T>* out) const {
@@ -192,7 +226,7 @@ struct PlfFoldL2 {
 // PlfOperationLpDist: G (detail::plf_power_mean_factor) and the powers lane
 // by lane with the scalar functions (pow, expm1, log1p of the C library, as
 // the scalar walk calls them).
-template <typename T, std::size_t N, bool Unchecked>
+template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldLp {
   using D = DT<T, N>;
   using V = hn::Vec<D>;
@@ -224,7 +258,7 @@ struct PlfFoldLp {
       g = hn::Load(d, a);
     }
     const T pp = op.p;
-    ScaledFoldLanes(d, acc.scale, acc.sum, hn::Mul(w, g), e.b, [pp](V r) {
+    ScaledFoldLanes<Tame>(d, acc.scale, acc.sum, hn::Mul(w, g), e.b, [pp](V r) {
       HWY_ALIGN T lanes[N];
       hn::Store(r, D(), lanes);
       for (std::size_t k = 0; k < N; ++k) lanes[k] = detail::power(lanes[k], pp);
@@ -243,7 +277,7 @@ struct PlfFoldLp {
 
 // PlfOperationLinfDist: the largest |h| at the ends of pieces of positive
 // width.
-template <typename T, std::size_t N, bool Unchecked>
+template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldLinf {
   using D = DT<T, N>;
   using V = hn::Vec<D>;
@@ -264,7 +298,7 @@ struct PlfFoldLinf {
 // PlfOperationL2InnerProduct, in double (float32 values promoted lane by
 // lane, as the scalar operation converts them). Unchecked (tame, whole
 // line): acc + w S without the tests.
-template <typename T, std::size_t N, bool Unchecked>
+template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldInner {
   using D = DT<T, N>;
   using DD = DT<double, N>;
@@ -327,91 +361,107 @@ HWY_INLINE typename Fold::Acc FoldPiece(D d, const Fold& fold, typename Fold::Ac
   }
 }
 
-// The state of K vectors of N lanes.
+// The state of K vectors of N lanes. The operations are symmetric in f and
+// g (|f - g|, f g: swapping them changes no bit, see PlfStep), so a lane
+// keeps as A the function whose next point comes first (A's next time <=
+// B's) and as B the other: a step consumes A's point, interpolates B, and
+// the two swap where B's next point then comes first.
 template <int K, class D>
 struct PlfLanes {
   using V = hn::Vec<D>;
   using VI = hn::Vec<hn::RebindToSigned<D>>;
-  V t[K], fv[K], gv[K];
-  Segment<V> f[K], g[K];
-  VI fi[K];
+  V t[K], av[K], bv[K];  // the left end of the next piece, A(t+), B(t+)
+  Segment<V> A[K], B[K];
+  VI ai[K];  // index of A's next point; B's is the lane's sum of both minus it
 };
 
-// One step of chain k; Tail: lanes outside `active` stop (their piece is
-// [t, t], width 0, and nothing is consumed).
+// One step of chain k: the piece [t, tn] up to A's next point, with A's
+// left limit there (0 at its first point: the jump) and B's value there on
+// its segment. sum: the lanes' index of A's plus B's next point after the
+// step. Tail: lanes outside `active` stop (their piece is [t, t], width 0,
+// and nothing changes).
+//
+// Swapping f and g changes no bit of any operation: f - g and g - f are
+// exact negatives (so |h|, the ends and whether h changes sign are the
+// same), and f g's closed form takes the same products and sums of two
+// terms in another order. Where A's and B's next points have the same time
+// either is consumed first: the first step's piece ends there with both
+// functions' left limits (the other's interpolation there gives its next
+// value, s = 1, or 0 on its virtual segment), the second has width 0, and
+// after both each function holds its right limit (the first's
+// interpolation at s = 0 gives its v0), as the scalar walk's single step.
 template <bool Tail, bool Windowed, bool Tame, int K, class D, class Fold>
 HWY_INLINE void PlfStep(D d, const Fold& fold, const SimplePoint<hn::TFromD<D>, hn::TFromD<D>>* pts,
                         PlfLanes<K, D>& L, typename Fold::Acc& acc, int k,
-                        hn::Vec<hn::RebindToSigned<D>>& gi, hn::Mask<D> active,
-                        hn::Vec<D> a, hn::Vec<D> b) {
+                        hn::Vec<hn::RebindToSigned<D>> sum, hn::Mask<D> active, hn::Vec<D> a,
+                        hn::Vec<D> b) {
   using T = hn::TFromD<D>;
   using DI = hn::RebindToSigned<D>;
   using V = hn::Vec<D>;
   using VI = hn::Vec<DI>;
   const DI di;
-  Segment<V>& f = L.f[k];
-  Segment<V>& g = L.g[k];
-  const auto fFirst = hn::Le(f.t1, g.t1);
-  V tn = hn::IfThenElse(fFirst, f.t1, g.t1);
+  Segment<V>& A = L.A[k];
+  Segment<V>& B = L.B[k];
+  V tn = A.t1;
   if constexpr (Tail) tn = hn::IfThenElse(active, tn, L.t[k]);
-  // The function not consumed: its value at tn on its segment. The consumed
-  // one: its left limit at its point (0 at its first: the jump).
-  Segment<V> o;
-  o.t0 = hn::IfThenElse(fFirst, g.t0, f.t0);
-  o.v0 = hn::IfThenElse(fFirst, g.v0, f.v0);
-  o.t1 = hn::IfThenElse(fFirst, g.t1, f.t1);
-  o.v1 = hn::IfThenElse(fFirst, g.v1, f.v1);
-  const V other = SegmentValue<Tame>(d, o, tn);
-  const V ninf = hn::Set(d, -std::numeric_limits<T>::infinity());
-  const V own = hn::IfThenElse(hn::Eq(hn::IfThenElse(fFirst, f.t0, g.t0), ninf), hn::Zero(d),
-                               hn::IfThenElse(fFirst, f.v1, g.v1));
-  const V fr = hn::IfThenElse(fFirst, own, other);
-  const V gr = hn::IfThenElse(fFirst, other, own);
-  acc = FoldPiece<Windowed, Tame>(d, fold, acc, L.t[k], tn, L.fv[k], fr, L.gv[k], gr, f, g, a, b);
-  // The right limits at tn: the consumed function's stored value, the
-  // other's interpolated one.
-  V nfv = hn::IfThenElse(fFirst, f.v1, fr);
-  V ngv = hn::IfThenElse(fFirst, gr, g.v1);
-  hn::Mask<D> takeF = fFirst;
-  hn::Mask<D> takeG = hn::Not(fFirst);
-  if constexpr (Tail) {
-    nfv = hn::IfThenElse(active, nfv, L.fv[k]);
-    ngv = hn::IfThenElse(active, ngv, L.gv[k]);
-    takeF = hn::And(fFirst, active);
-    takeG = hn::AndNot(fFirst, active);
-  }
-  L.fv[k] = nfv;
-  L.gv[k] = ngv;
-  L.t[k] = tn;
-  // The consumed point becomes the segment's left end; the next one is
-  // gathered.
-  f.t0 = hn::IfThenElse(takeF, f.t1, f.t0);
-  f.v0 = hn::IfThenElse(takeF, f.v1, f.v0);
-  g.t0 = hn::IfThenElse(takeG, g.t1, g.t0);
-  g.v0 = hn::IfThenElse(takeG, g.v1, g.v0);
-  const auto mf = hn::RebindMask(di, takeF);
-  const auto mg = hn::RebindMask(di, takeG);
+  const V other = SegmentValue<Tame>(d, B, tn);
+  const V own = hn::IfThenElse(hn::Eq(A.t0, hn::Set(d, -std::numeric_limits<T>::infinity())),
+                               hn::Zero(d), A.v1);
+  acc = FoldPiece<Windowed, Tame>(d, fold, acc, L.t[k], tn, L.av[k], own, L.bv[k], other, A, B, a, b);
+  // Right limits at tn: A's stored value, B's interpolated one; A's point
+  // becomes its segment's left end and its next point is gathered.
   const VI stride = hn::Set(di, static_cast<hn::TFromD<DI>>(kIndexStep<T>));
-  L.fi[k] = hn::Add(L.fi[k], hn::IfThenElseZero(mf, stride));
-  gi = hn::Add(gi, hn::IfThenElseZero(mg, stride));
   V nT, nV;
-  GatherPoints(d, pts, hn::IfThenElse(mf, L.fi[k], gi), nT, nV);
-  f.t1 = hn::IfThenElse(takeF, nT, f.t1);
-  f.v1 = hn::IfThenElse(takeF, nV, f.v1);
-  g.t1 = hn::IfThenElse(takeG, nT, g.t1);
-  g.v1 = hn::IfThenElse(takeG, nV, g.v1);
+  if constexpr (Tail) {
+    const auto m = hn::RebindMask(di, active);
+    L.av[k] = hn::IfThenElse(active, A.v1, L.av[k]);
+    L.bv[k] = hn::IfThenElse(active, other, L.bv[k]);
+    L.t[k] = tn;
+    A.t0 = hn::IfThenElse(active, A.t1, A.t0);
+    A.v0 = hn::IfThenElse(active, A.v1, A.v0);
+    L.ai[k] = hn::Add(L.ai[k], hn::IfThenElseZero(m, stride));
+    GatherPoints(d, pts, L.ai[k], nT, nV);
+    A.t1 = hn::IfThenElse(active, nT, A.t1);
+    A.v1 = hn::IfThenElse(active, nV, A.v1);
+  } else {
+    (void)active;
+    L.av[k] = A.v1;
+    L.bv[k] = other;
+    L.t[k] = tn;
+    A.t0 = A.t1;
+    A.v0 = A.v1;
+    L.ai[k] = hn::Add(L.ai[k], stride);
+    GatherPoints(d, pts, L.ai[k], nT, nV);
+    A.t1 = nT;
+    A.v1 = nV;
+  }
+  // B's next point first: swap (B's index is the sum's rest).
+  const auto swap = hn::Lt(B.t1, A.t1);
+  const Segment<V> a0 = A;
+  A.t0 = hn::IfThenElse(swap, B.t0, A.t0);
+  A.v0 = hn::IfThenElse(swap, B.v0, A.v0);
+  A.t1 = hn::IfThenElse(swap, B.t1, A.t1);
+  A.v1 = hn::IfThenElse(swap, B.v1, A.v1);
+  B.t0 = hn::IfThenElse(swap, a0.t0, B.t0);
+  B.v0 = hn::IfThenElse(swap, a0.v0, B.v0);
+  B.t1 = hn::IfThenElse(swap, a0.t1, B.t1);
+  B.v1 = hn::IfThenElse(swap, a0.v1, B.v1);
+  const V av0 = L.av[k];
+  L.av[k] = hn::IfThenElse(swap, L.bv[k], av0);
+  L.bv[k] = hn::IfThenElse(swap, av0, L.bv[k]);
+  L.ai[k] = hn::IfThenElse(hn::RebindMask(di, swap), hn::Sub(sum, L.ai[k]), L.ai[k]);
 }
 
 // K vectors of N lanes in lockstep over one group of K * N pairs (see
-// WalkGroup of the PCF walk); leaves each lane's t, fv, gv, accumulator and
-// the index of f's sentinel in the outputs.
+// WalkGroup of the PCF walk); leaves each lane's t, A(t+), B(t+),
+// accumulator and the index of A's sentinel in the outputs.
 template <int K, bool Windowed, bool Tame, typename T, std::size_t N, class Fold>
 HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* fStart,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* gStart,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* steps,
                              std::uint32_t minSteps, std::uint32_t maxSteps, T wa, T wb, T* tOut,
-                             T* fvOut, T* gvOut, hn::TFromD<hn::RebindToSigned<DT<T, N>>>* fiOut,
+                             T* avOut, T* bvOut, hn::TFromD<hn::RebindToSigned<DT<T, N>>>* aiOut,
                              typename Fold::Acc* accOut) {
   using D = DT<T, N>;
   using DI = hn::RebindToSigned<D>;
@@ -425,52 +475,59 @@ HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
   const V ninf = hn::Set(d, -std::numeric_limits<T>::infinity());
   PlfLanes<K, D> L;
   typename Fold::Acc acc[K];
-  // fi + gi = fStart + gStart + (steps so far) * kIndexStep while all lanes
-  // walk, so g's index is derived from sumStart.
+  // A's plus B's index = fStart + gStart + (steps so far) * kIndexStep in
+  // every lane while all lanes walk.
   HWY_ALIGN TI sumStart[K * N];
   for (int k = 0; k < K; ++k) {
-    L.fi[k] = hn::LoadU(di, fStart + k * N);
+    const VI fi = hn::LoadU(di, fStart + k * N);
     const VI gi = hn::LoadU(di, gStart + k * N);
-    hn::Store(hn::Add(L.fi[k], gi), di, sumStart + k * N);
-    GatherPoints(d, pts, L.fi[k], L.f[k].t1, L.f[k].v1);
-    GatherPoints(d, pts, gi, L.g[k].t1, L.g[k].v1);
-    L.f[k].t0 = ninf;
-    L.g[k].t0 = ninf;
-    L.f[k].v0 = hn::Zero(d);
-    L.g[k].v0 = hn::Zero(d);
-    L.t[k] = MinValue(L.f[k].t1, L.g[k].t1);
-    L.fv[k] = hn::Zero(d);
-    L.gv[k] = hn::Zero(d);
+    hn::Store(hn::Add(fi, gi), di, sumStart + k * N);
+    Segment<V> f, g;
+    GatherPoints(d, pts, fi, f.t1, f.v1);
+    GatherPoints(d, pts, gi, g.t1, g.v1);
+    f.t0 = g.t0 = ninf;
+    f.v0 = g.v0 = hn::Zero(d);
+    const auto swap = hn::Lt(g.t1, f.t1);
+    L.A[k] = f;
+    L.B[k] = g;
+    L.A[k].t1 = hn::IfThenElse(swap, g.t1, f.t1);
+    L.A[k].v1 = hn::IfThenElse(swap, g.v1, f.v1);
+    L.B[k].t1 = hn::IfThenElse(swap, f.t1, g.t1);
+    L.B[k].v1 = hn::IfThenElse(swap, f.v1, g.v1);
+    L.ai[k] = hn::IfThenElse(hn::RebindMask(di, swap), gi, fi);
+    L.t[k] = L.A[k].t1;  // min_value(f0.t, g0.t)
+    L.av[k] = hn::Zero(d);
+    L.bv[k] = hn::Zero(d);
     acc[k] = fold.Init();
   }
   const auto all = hn::FirstN(d, N);
   std::uint32_t s = 0;
   for (; s < minSteps; ++s) {
-    const VI consumed = hn::Set(di, static_cast<TI>(s * kIndexStep<T>));
+    const VI consumed = hn::Set(di, static_cast<TI>((s + 1) * kIndexStep<T>));
+#pragma GCC unroll 8
     for (int k = 0; k < K; ++k) {
-      VI gi = hn::Sub(hn::Add(hn::Load(di, sumStart + k * N), consumed), L.fi[k]);
-      PlfStep<false, Windowed, Tame>(d, fold, pts, L, acc[k], k, gi, all, a, b);
+      const VI sum = hn::Add(hn::Load(di, sumStart + k * N), consumed);
+      PlfStep<false, Windowed, Tame>(d, fold, pts, L, acc[k], k, sum, all, a, b);
     }
   }
-  if (s < maxSteps) {
-    const VI consumed = hn::Set(di, static_cast<TI>(s * kIndexStep<T>));
-    VI gi[K];
+  for (; s < maxSteps; ++s) {
+    const VI sv = hn::Set(di, static_cast<TI>(s));
+#pragma GCC unroll 8
     for (int k = 0; k < K; ++k) {
-      gi[k] = hn::Sub(hn::Add(hn::Load(di, sumStart + k * N), consumed), L.fi[k]);
-    }
-    for (; s < maxSteps; ++s) {
-      const VI sv = hn::Set(di, static_cast<TI>(s));
-      for (int k = 0; k < K; ++k) {
-        const auto active = hn::RebindMask(d, hn::Lt(sv, hn::LoadU(di, steps + k * N)));
-        PlfStep<true, Windowed, Tame>(d, fold, pts, L, acc[k], k, gi[k], active, a, b);
-      }
+      const VI st = hn::LoadU(di, steps + k * N);
+      const auto live = hn::Lt(sv, st);
+      // A lane that has stopped consumed all its steps' points.
+      VI done = hn::IfThenElse(live, hn::Add(sv, hn::Set(di, TI(1))), st);
+      if constexpr (kIndexStep<T> == 2) done = hn::Add(done, done);
+      const VI sum = hn::Add(hn::Load(di, sumStart + k * N), done);
+      PlfStep<true, Windowed, Tame>(d, fold, pts, L, acc[k], k, sum, hn::RebindMask(d, live), a, b);
     }
   }
   for (int k = 0; k < K; ++k) {
     hn::StoreU(L.t[k], d, tOut + k * N);
-    hn::StoreU(L.fv[k], d, fvOut + k * N);
-    hn::StoreU(L.gv[k], d, gvOut + k * N);
-    hn::StoreU(L.fi[k], di, fiOut + k * N);
+    hn::StoreU(L.av[k], d, avOut + k * N);
+    hn::StoreU(L.bv[k], d, bvOut + k * N);
+    hn::StoreU(L.ai[k], di, aiOut + k * N);
     accOut[k] = acc[k];
   }
 }
@@ -484,7 +541,7 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
   HWY_ALIGN TI fs[G];
   HWY_ALIGN TI gs[G];
   HWY_ALIGN TI st[G];
-  HWY_ALIGN TI fiEnd[G];
+  HWY_ALIGN TI aiEnd[G];
   HWY_ALIGN T tl[G];
   HWY_ALIGN T fvl[G];
   HWY_ALIGN T gvl[G];
@@ -503,18 +560,18 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
       maxSteps = std::max(maxSteps, batch.steps[k]);
     }
     PlfWalkGroup<K, Windowed, Tame, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps, w.a,
-                                          w.b, tl, fvl, gvl, fiEnd, acc);
+                                          w.b, tl, fvl, gvl, aiEnd, acc);
     for (int k = 0; k < K; ++k) fold.Extract(acc[k], accl + k * N);
     // The unbounded last piece [t, +inf), both constant, and the
-    // finalisation, with PlfPairWalk's code: each function's sentinel
-    // holds its last value.
+    // finalisation, with PlfPairWalk's code (A and B in the roles of f and
+    // g: no bit changes): each function's sentinel holds its last value.
     for (std::size_t l = 0; l < n; ++l) {
       const std::size_t k = first + l;
-      const TI gEnd = fs[l] + gs[l] + static_cast<TI>(batch.steps[k]) * kIndexStep<T> - fiEnd[l];
-      const SimplePoint<T, T>* fSentinel = batch.points + fiEnd[l] / kIndexStep<T>;
-      const SimplePoint<T, T>* gSentinel = batch.points + gEnd / kIndexStep<T>;
+      const TI bEnd = fs[l] + gs[l] + static_cast<TI>(batch.steps[k]) * kIndexStep<T> - aiEnd[l];
+      const SimplePoint<T, T>* aSentinel = batch.points + aiEnd[l] / kIndexStep<T>;
+      const SimplePoint<T, T>* bSentinel = batch.points + bEnd / kIndexStep<T>;
       const auto a = detail::plf_fold_piece<true>(accl[l], op, tl[l], inf, fvl[l], fvl[l], gvl[l],
-                                                  gvl[l], fSentinel, 1u, 1u, gSentinel, 1u, 1u,
+                                                  gvl[l], aSentinel, 1u, 1u, bSentinel, 1u, 1u,
                                                   w.a, w.b);
       batch.out[k] = op.finalize(a);
     }
@@ -529,19 +586,20 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
 constexpr int kPlfChains = MPCF_SIMD_PLF_CHAINS;
 
 // The four paths of an operation: windowed or not, tame or not (the folds
-// drop their tests on the tame whole line only).
-template <template <typename, std::size_t, bool> class Fold, std::size_t N, typename T, class Op>
+// drop their halvings when tame and their tests on the tame whole line).
+template <template <typename, std::size_t, bool, bool> class Fold, std::size_t N, typename T,
+          class Op>
 void PlfWalkPaths(const PairBatch<T>& b, const Window<T>& w, const Op& op, bool tame) {
   if (w.is_whole_line()) {
     if (tame) {
-      PlfWalkBatch<kPlfChains, N, false, true>(b, w, op, Fold<T, N, true>(op));
+      PlfWalkBatch<kPlfChains, N, false, true>(b, w, op, Fold<T, N, true, true>(op));
     } else {
-      PlfWalkBatch<kPlfChains, N, false, false>(b, w, op, Fold<T, N, false>(op));
+      PlfWalkBatch<kPlfChains, N, false, false>(b, w, op, Fold<T, N, false, false>(op));
     }
   } else if (tame) {
-    PlfWalkBatch<kPlfChains, N, true, true>(b, w, op, Fold<T, N, false>(op));
+    PlfWalkBatch<kPlfChains, N, true, true>(b, w, op, Fold<T, N, true, false>(op));
   } else {
-    PlfWalkBatch<kPlfChains, N, true, false>(b, w, op, Fold<T, N, false>(op));
+    PlfWalkBatch<kPlfChains, N, true, false>(b, w, op, Fold<T, N, false, false>(op));
   }
 }
 

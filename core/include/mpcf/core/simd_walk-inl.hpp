@@ -176,20 +176,29 @@ struct FoldLinf {
 
 // detail::scaled_fold lane by lane: a rectangle of width w and difference
 // x into the scaled power sums (scale, sum); pow_of_ratio(r) gives r^p.
-template <class D, class V, class Pow>
+// Finite: w, x and the sums are finite (the PLF walk's tame path), so the
+// tests for +inf are left out (x equal to the scale gives ratio 1 by the
+// division itself).
+template <bool Finite = false, class D, class V, class Pow>
 HWY_INLINE void ScaledFoldLanes(D d, V& scale, V& sum, V w, V x, Pow pow_of_ratio) {
   using T = hn::TFromD<D>;
-  const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
   const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Ne(x, hn::Zero(d)));
   const auto up = hn::Gt(x, scale);
   // up ? scale / x : x / scale, one division of the same operands; x
   // equal to the scale gives ratio 1, also +inf against +inf (as
   // detail::scaled_fold: inf / inf would be NaN).
-  const V r = hn::IfThenElse(hn::Eq(x, scale), hn::Set(d, T(1)),
-                             hn::Div(hn::IfThenElse(up, scale, x), hn::IfThenElse(up, x, scale)));
-  const V q = pow_of_ratio(r);
-  const V sumScaled = hn::IfThenElse(hn::Eq(sum, inf), inf, hn::Mul(sum, q));
-  const V term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, q));
+  V r = hn::Div(hn::IfThenElse(up, scale, x), hn::IfThenElse(up, x, scale));
+  V sumScaled, term;
+  if constexpr (Finite) {
+    r = pow_of_ratio(r);
+    sumScaled = hn::Mul(sum, r);
+    term = hn::Mul(w, r);
+  } else {
+    const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
+    r = pow_of_ratio(hn::IfThenElse(hn::Eq(x, scale), hn::Set(d, T(1)), r));
+    sumScaled = hn::IfThenElse(hn::Eq(sum, inf), inf, hn::Mul(sum, r));
+    term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, r));
+  }
   const V nsum = hn::IfThenElse(up, hn::Add(sumScaled, w), hn::Add(sum, term));
   const V nscale = hn::IfThenElse(up, x, scale);
   scale = hn::IfThenElse(keep, nscale, scale);

@@ -146,11 +146,12 @@ MPCF_SIMD_WALK_DECLARE(double)
 // are, then the sentinel (+inf, v_{m-1})), steps[k] = m_f + m_g. A lane holds
 // its pair's current segment of f and of g (the last consumed point, a
 // virtual (-inf, 0) before the first, and the next one); a step consumes the
-// next point of f (when its time is not later than g's) or of g, and hands
-// the operation the piece up to it with the consumed function's left limit
-// there and the other one interpolated by detail::plf_interpolate's
-// arithmetic; equal times are consumed one after the other (the piece
-// between them has width 0, which no operation counts). The unbounded last
+// next point that comes first (of either function on a tie: every operation
+// is symmetric in f and g) and hands the operation the piece up to it with
+// the consumed function's left limit there and the other one interpolated
+// by detail::plf_interpolate's arithmetic; equal times are consumed one
+// after the other (the piece between them has width 0, which no operation
+// counts). The unbounded last
 // piece and the finalisation run per lane in the scalar code. So out[k] is
 // bitwise integrate_plf_pair(f_k, g_k, w, op) on every instruction set.
 // `tame`: plf_tame_walk_allowed (then the walk skips the halving of
