@@ -301,6 +301,19 @@ void check_plf_walk(CpuSimd simd) {
   std::vector<Fn<T>> same;
   for (int k = 0; k < 24; ++k) same.push_back(random_function<T>(rng, 5, 16));
   check_plf_operations(simd, same, 5);
+  // Sign changes of f - g with one end near half an ulp of the other
+  // (2^-22 .. 2^-26 of 1 for float32, 2^-51 .. 2^-55 for float64), where
+  // B - A and A + B round to the same number or just do not; against the
+  // zero function, against each other and against constants.
+  std::vector<Fn<T>> edge{Fn<T>{{T(0), T(0)}}, Fn<T>{{T(0), T(1)}}, Fn<T>{{T(-1), T(-1)}}};
+  const int e0 = std::numeric_limits<T>::digits;
+  for (int e = e0 - 2; e <= e0 + 2; ++e) {
+    const T tiny = std::ldexp(T(1), -e);
+    edge.push_back(Fn<T>{{T(0), T(-1)}, {T(1), tiny}});
+    edge.push_back(Fn<T>{{T(0), tiny}, {T(1), T(-1)}});
+    edge.push_back(Fn<T>{{T(0), T(1) + tiny}, {T(0.5), -tiny}, {T(1), T(1)}});
+  }
+  check_plf_operations(simd, edge, 7);
 }
 
 void test_plf_walk_same_bits_as_scalar(void**) {

@@ -149,13 +149,29 @@ struct PlfFoldL1 {
     const D d;
     const V half = hn::Set(d, T(0.5));
     const V two = hn::Set(d, T(2));
-    const Ends<D> e = EndsOf(d, hn::Sub(fl, gl), hn::Sub(fr, gr));
-    V term;
     if constexpr (Tame) {
-      const V s = hn::Add(e.a, e.b);
-      const V across = hn::Add(hn::Sub(e.b, e.a), hn::Mul(hn::Mul(two, e.a), hn::Div(e.a, s)));
-      term = hn::Mul(w, hn::Mul(hn::IfThenElse(e.opposite, across, s), half));
+      // h changes sign strictly inside the piece iff |hl + hr| < A + B:
+      // |hl + hr| is B - A across a sign change and A + B otherwise, both
+      // rounded as the scalar code rounds them; where a sign change has
+      // B - A and A + B rounding to the same number (A below half an ulp of
+      // B), the closed form (B - A) + 2 A (A / (A + B)) also rounds to it,
+      // so taking A + B there changes no bit. (One add and compare instead
+      // of plf_ends' four compares.)
+      const V hl = hn::Sub(fl, gl);
+      const V hr = hn::Sub(fr, gr);
+      const V x = hn::Abs(hl);
+      const V y = hn::Abs(hr);
+      const V a = MinValue(x, y);
+      const V b = MaxValue(x, y);
+      const V s = hn::Add(a, b);
+      const V dd = hn::Abs(hn::Add(hl, hr));
+      const V across = hn::Add(dd, hn::Mul(hn::Mul(two, a), hn::Div(a, s)));
+      const V term = hn::Mul(w, hn::Mul(hn::IfThenElse(hn::Lt(dd, s), across, s), half));
+      if constexpr (Unchecked) return {hn::Add(acc.s, term)};
+      const auto keep = hn::AndNot(hn::Eq(b, hn::Zero(d)), hn::Gt(w, hn::Zero(d)));
+      return {hn::IfThenElse(keep, hn::Add(acc.s, term), acc.s)};
     } else {
+      const Ends<D> e = EndsOf(d, hn::Sub(fl, gl), hn::Sub(fr, gr));
       const V one = hn::Set(d, T(1));
       const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
       const auto big = hn::Gt(e.b, hn::Set(d, std::numeric_limits<T>::max() / T(2)));
@@ -167,11 +183,7 @@ struct PlfFoldL1 {
       const V m = hn::IfThenElse(e.opposite, across, s);
       // m * (0.5 / c): 0.5 / 0.5 = 1 and 0.5 / 1 = 0.5 exactly.
       const V mean = hn::IfThenElse(hn::Eq(e.b, inf), inf, hn::Mul(m, hn::IfThenElse(big, one, half)));
-      term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, mean));
-    }
-    if constexpr (Unchecked) {
-      return {hn::Add(acc.s, term)};
-    } else {
+      const V term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, mean));
       const auto keep = hn::AndNot(hn::Eq(e.b, hn::Zero(d)), hn::Gt(w, hn::Zero(d)));
       return {hn::IfThenElse(keep, hn::Add(acc.s, term), acc.s)};
     }
@@ -578,10 +590,10 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
   }
 }
 
-// Vectors walked in lockstep by the PLF walk (a step is long enough to
-// hide a gather's latency with fewer chains than the PCF walk's).
+// Vectors walked in lockstep by the PLF walk (4: on AVX2, 1.1-1.4x faster
+// than 2; on AVX-512 as fast or faster).
 #ifndef MPCF_SIMD_PLF_CHAINS
-#define MPCF_SIMD_PLF_CHAINS 2
+#define MPCF_SIMD_PLF_CHAINS 4
 #endif
 constexpr int kPlfChains = MPCF_SIMD_PLF_CHAINS;
 
