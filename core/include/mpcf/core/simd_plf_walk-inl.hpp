@@ -235,9 +235,11 @@ struct PlfFoldL2 {
   }
 };
 
-// PlfOperationLpDist: G (detail::plf_power_mean_factor) and the powers lane
-// by lane with the scalar functions (pow, expm1, log1p of the C library, as
-// the scalar walk calls them).
+// PlfOperationLpDist: for an integer p (op.n) G and the ratio's power by
+// the same products as the scalar operation; otherwise G
+// (detail::plf_power_mean_factor) and the powers lane by lane with the
+// scalar functions (pow, expm1, log1p of the C library, as the scalar walk
+// calls them).
 template <typename T, std::size_t N, bool Tame, bool Unchecked>
 struct PlfFoldLp {
   using D = DT<T, N>;
@@ -249,10 +251,35 @@ struct PlfFoldLp {
   PlfOperationLpDist<T> op;
   explicit PlfFoldLp(const PlfOperationLpDist<T>& o) : op(o) {}
   HWY_INLINE Acc Init() const { return {hn::Zero(D()), hn::Zero(D())}; }
+  // detail::power_int lane by lane (n is the same in every lane).
+  static HWY_INLINE V PowerInt(V x, int n) {
+    V result = hn::Set(D(), T(1));
+    for (;;) {
+      if (n & 1) result = hn::Mul(result, x);
+      n >>= 1;
+      if (n == 0) return result;
+      x = hn::Mul(x, x);
+    }
+  }
   HWY_INLINE Acc Piece(Acc acc, V w, V fl, V fr, V gl, V gr) const {
     const D d;
     const Ends<D> e = EndsOf(d, hn::Sub(fl, gl), hn::Sub(fr, gr));
     V g = hn::Set(d, T(1));
+    if (op.n) {
+      // detail::plf_power_mean_factor_int
+      const V one = hn::Set(d, T(1));
+      const V p1 = hn::Set(d, op.p1);
+      const auto finite = hn::And(hn::Gt(e.b, hn::Zero(d)),
+                                  hn::Lt(e.b, hn::Set(d, std::numeric_limits<T>::infinity())));
+      const V rho = hn::IfThenElse(finite, hn::Div(e.a, e.b), one);
+      const V across = hn::Div(hn::Add(one, PowerInt(rho, op.n + 1)), hn::Mul(p1, hn::Add(one, rho)));
+      V h = one;
+      for (int k = 0; k < op.n; ++k) h = hn::Add(hn::Mul(h, rho), one);
+      g = hn::IfThenElse(e.opposite, across, hn::Div(h, p1));
+      ScaledFoldLanes<Tame>(d, acc.scale, acc.sum, hn::Mul(w, g), e.b,
+                            [this](V r) { return PowerInt(r, op.n); });
+      return acc;
+    }
     if (!op.flat) {
       HWY_ALIGN T a[N];
       HWY_ALIGN T b[N];
