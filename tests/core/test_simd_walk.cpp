@@ -14,7 +14,9 @@
 //    default blocks, symmetric (distances and kernels) and cross planes,
 //    row-major and column-major consumers: the same bits as the scalar walk;
 //  * the same for piecewise linear functions (DESIGN §10): walk_plf_pairs_simd
-//    against integrate_plf_pair on the same inputs plus times so far apart
+//    against integrate_plf_pair on the same inputs (and p = 32, 33: the last
+//    integer p that the PLF Lp takes by products and the first it does not)
+//    plus times so far apart
 //    that a segment is wider than the largest finite value, on the tame path
 //    wherever plf_tame_walk_allowed says so and on the general path always,
 //    and the CPU executor on PLF requests against its scalar walk.
@@ -278,6 +280,8 @@ void check_plf_operations(CpuSimd simd, const std::vector<Fn<T>>& fs, int kind) 
     check_plf_batch(simd, fs, w, PlfOperationL2Dist<T>{}, "L2", kind);
     check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(3.0), "Lp, p = 3", kind);
     check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1.5), "Lp, p = 1.5", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(32.0), "Lp, p = 32", kind);  // products
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(33.0), "Lp, p = 33", kind);  // pow
     check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(400.0), "Lp, p = 400", kind);
     check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1e39), "Lp, p = 1e39", kind);
     check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1e300), "Lp, p = 1e300", kind);
