@@ -426,13 +426,13 @@ BENCHMARK_CAPTURE(BM_plf_vs_pcf, f32, MPCF_FLOAT32)
     ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
     ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
     ->Args({500, 512, 0, 1, 0})
-    ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+    ->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_CAPTURE(BM_plf_vs_pcf, f64, MPCF_FLOAT64)
     ->ArgNames({"n", "m", "threads", "op", "window"})
     ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
     ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
     ->Args({500, 512, 0, 1, 0})
-    ->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(5);
+    ->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -390,7 +390,10 @@ HWY_INLINE typename Fold::Acc FoldPiece(D d, const Fold& fold, typename Fold::Ac
     const V hi = MinValue(r, b);
     const auto cutL = hn::Gt(lo, l);
     const auto cutR = hn::Lt(hi, r);
-    if (!hn::AllFalse(d, hn::Or(cutL, cutR))) {
+    // Only a piece that overlaps the window counts (hi > lo), so only one
+    // that a window end cuts needs the values there: at most two pieces of
+    // a pair, where every piece before or after the window is cut too.
+    if (!hn::AllFalse(d, hn::And(hn::Or(cutL, cutR), hn::Gt(hi, lo)))) {
       fl = hn::IfThenElse(cutL, SegmentValue<Tame>(d, f, lo), fl);
       gl = hn::IfThenElse(cutL, SegmentValue<Tame>(d, g, lo), gl);
       fr = hn::IfThenElse(cutR, SegmentValue<Tame>(d, f, hi), fr);
