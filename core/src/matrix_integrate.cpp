@@ -15,13 +15,16 @@ std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionCo
   }
   const OperationSpec spec = request.op;
   if (request.linear) {
-    // Piecewise linear functions: one pair at a time (the PLF walk has no
-    // SIMD lanes yet), single functions or objects alike.
+    // Piecewise linear functions: single functions in blocks (the SIMD PLF
+    // walk), objects of several components one pair at a time.
     return dispatch_plf_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
       using Op = decltype(op);
-      PlfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
-      return std::make_unique<CpuPairValueTask<T, PlfObjectPair<T, Op>>>(std::move(request),
-                                                                         std::move(value), cfg);
+      if (request.components > 1) {
+        PlfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
+        return std::make_unique<CpuPairValueTask<T, PlfObjectPair<T, Op>>>(std::move(request),
+                                                                           std::move(value), cfg);
+      }
+      return std::make_unique<CpuBlockTask<T, Op>>(std::move(request), op, cfg);
     });
   }
   return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {

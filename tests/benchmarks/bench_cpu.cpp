@@ -9,12 +9,14 @@
 // 200 MB result written into a fresh allocation each call (malloc; the
 // library faults it in ahead of the writes) or with that switched off
 // (MPCF_OUTPUT_PREFAULT=0), beside the same call into an already-touched
-// buffer.
+// buffer. BM_plf_vs_pcf times the same breakpoints as PCFs and as PLFs in
+// every iteration (the PLF/PCF ratio of one run, on one load).
 //
 //   ./bench_cpu --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -278,6 +280,70 @@ void BM_pdist_type(benchmark::State& state, mpcf_dtype dtype) {
   mpcf_pcfs_destroy(X);
 }
 
+// PLF against PCF in one case: every iteration runs the operation on the
+// same breakpoints read as piecewise constant, then as piecewise linear
+// functions (DESIGN §6: PLF pdist within 2.5x of PCF pdist on the CPU), so
+// that both see the same load on a shared machine. range(3): 1, 2, 3: pdist
+// with that p; 4: pdist p = inf; 0: l2_kernel (packed); range(4) = 1: in
+// the window [10, 50) (the functions span about [0, 65]). Counters: the
+// medians over the iterations of each time and of the ratio PLF / PCF (run
+// with --benchmark_repetitions for medians over repetitions as well).
+void BM_plf_vs_pcf(benchmark::State& state, mpcf_dtype dtype) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto m = static_cast<std::size_t>(state.range(1));
+  const int threads = static_cast<int>(state.range(2));
+  const int op = static_cast<int>(state.range(3));
+  const bool windowed = state.range(4) == 1;
+  const Input in = make_input(n, m);
+  mpcf_pcfs* X[2] = {nullptr, nullptr};
+  for (int linear = 0; linear < 2; ++linear) {
+    auto create = linear ? mpcf_plfs_create : mpcf_pcfs_create;
+    check(dtype == MPCF_FLOAT32
+              ? create(dtype, n, in.offsets.data(), in.t32.data(), in.v32.data(), &X[linear])
+              : create(dtype, n, in.offsets.data(), in.t.data(), in.v.data(), &X[linear]));
+  }
+  mpcf_options* o = cpu_options(threads);
+  if (windowed) check(mpcf_options_set_window(o, 10.0, 50.0));
+  const std::uint64_t size = op == 0 ? n * (n + 1) / 2 : n * (n - 1) / 2;
+  std::vector<double> out64(dtype == MPCF_FLOAT64 ? size : 0);
+  std::vector<float> out32(dtype == MPCF_FLOAT32 ? size : 0);
+  void* out = dtype == MPCF_FLOAT32 ? static_cast<void*>(out32.data()) : out64.data();
+  const double p = op == 4 ? HUGE_VAL : static_cast<double>(op);
+  auto run = [&](const mpcf_pcfs* x) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (op == 0) {
+      check(mpcf_l2_kernel(x, MPCF_LAYOUT_PACKED_LOWER, out, size, o));
+    } else {
+      check(mpcf_pdist(x, p, MPCF_LAYOUT_CONDENSED, out, size, o));
+    }
+    benchmark::ClobberMemory();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> pcf, plf, ratio;
+  for (auto _ : state) {
+    const double a = run(X[0]);
+    const double b = run(X[1]);
+    pcf.push_back(a);
+    plf.push_back(b);
+    ratio.push_back(b / a);
+    state.SetIterationTime(a + b);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  };
+  state.counters["pcf_s"] = median(pcf);
+  state.counters["plf_s"] = median(plf);
+  state.counters["plf_per_pcf"] = median(ratio);
+  state.counters["threads"] = resolved_threads(threads);
+  state.SetLabel(std::string(op == 0 ? "l2_kernel" : op == 4 ? "p=inf" : "p=" + std::to_string(op)) +
+                 (windowed ? ", window [10, 50)" : "") + ", " + cpu_simd_label());
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X[0]);
+  mpcf_pcfs_destroy(X[1]);
+}
+
 // Baseline: the obvious implementation, one thread.
 double naive_l1(const std::vector<std::pair<double, double>>& f,
                 const std::vector<std::pair<double, double>>& g) {
@@ -354,6 +420,19 @@ BENCHMARK_CAPTURE(BM_pdist_type, f64, MPCF_FLOAT64)
     ->ArgNames({"n", "m", "threads", "linear", "p"})
     ->Args({2000, 128, 0, 0, 1})->Args({2000, 128, 0, 1, 1})->Args({2000, 128, 0, 0, 2})->Args({2000, 128, 0, 1, 2})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
+// n, m, threads, op (p; 4: p = inf; 0: l2_kernel), window.
+BENCHMARK_CAPTURE(BM_plf_vs_pcf, f32, MPCF_FLOAT32)
+    ->ArgNames({"n", "m", "threads", "op", "window"})
+    ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
+    ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
+    ->Args({500, 512, 0, 1, 0})
+    ->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK_CAPTURE(BM_plf_vs_pcf, f64, MPCF_FLOAT64)
+    ->ArgNames({"n", "m", "threads", "op", "window"})
+    ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
+    ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
+    ->Args({500, 512, 0, 1, 0})
+    ->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

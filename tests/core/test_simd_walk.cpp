@@ -12,7 +12,14 @@
 //    different steps) and batches that do not fill the last group;
 //  * the CPU executor on every instruction set and 1, 2, 3 and 7 threads, small and
 //    default blocks, symmetric (distances and kernels) and cross planes,
-//    row-major and column-major consumers: the same bits as the scalar walk.
+//    row-major and column-major consumers: the same bits as the scalar walk;
+//  * the same for piecewise linear functions (DESIGN §10): walk_plf_pairs_simd
+//    against integrate_plf_pair on the same inputs (and p = 32, 33: the last
+//    integer p that the PLF Lp takes by products and the first it does not)
+//    plus times so far apart
+//    that a segment is wider than the largest finite value, on the tame path
+//    wherever plf_tame_walk_allowed says so and on the general path always,
+//    and the CPU executor on PLF requests against its scalar walk.
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
@@ -72,7 +79,9 @@ std::vector<CpuSimd> simd_targets() {
 //  2: negative and positive times, -0.0 among them, values of both signs;
 //  3: values near the largest finite (overflow);
 //  4: tiny values (underflow of scaled powers);
-//  5: the benchmark input (gaps uniform(0.05, 1), values uniform(0, 10)).
+//  5: the benchmark input (gaps uniform(0.05, 1), values uniform(0, 10));
+//  6: times spread over +-0.9 max (neighbouring times further apart than the
+//     largest finite value), small values of both signs.
 template <typename T>
 Fn<T> random_function(std::mt19937_64& rng, int kind, std::size_t m) {
   std::uniform_int_distribution<int> step(1, 3), small(-2, 3);
@@ -80,6 +89,7 @@ Fn<T> random_function(std::mt19937_64& rng, int kind, std::size_t m) {
   const double big = static_cast<double>(std::numeric_limits<T>::max());
   Fn<T> f;
   double t = kind == 2 ? -2.0 * static_cast<double>(m) * u(rng) : 0.25 * step(rng) - 0.25;
+  if (kind == 6) t = -0.9 * big * u(rng);
   for (std::size_t k = 0; k < m; ++k) {
     T v;
     switch (kind) {
@@ -89,11 +99,15 @@ Fn<T> random_function(std::mt19937_64& rng, int kind, std::size_t m) {
       default: v = static_cast<T>(small(rng)); break;
     }
     if ((kind == 0 || kind == 5) && k + 1 == m) v = T(0);
+    if (kind == 6 && k > 0) {
+      const double lambda = 0.3 + 0.6 * u(rng);  // a convex combination: no overflow
+      t = (1 - lambda) * t + lambda * 0.9 * big;
+    }
     T tt = static_cast<T>(t);
     if (kind == 2 && !f.empty() && f.back().t < T(0) && tt >= T(0)) tt = -T(0);  // a -0 time
     if (!f.empty() && !(f.back().t < tt)) continue;  // keep times strictly increasing
     f.push_back({tt, v});
-    t += kind == 5 ? 0.05 + 0.95 * u(rng) : 0.25 * step(rng);
+    if (kind != 6) t += kind == 5 ? 0.05 + 0.95 * u(rng) : 0.25 * step(rng);
   }
   if (f.empty()) f.push_back({T(0), T(1)});
   return f;
@@ -203,6 +217,116 @@ void test_walk_same_bits_as_scalar(void**) {
   }
 }
 
+// ---- piecewise linear functions ----
+
+template <typename T, typename Op>
+void check_plf_batch(CpuSimd simd, const std::vector<Fn<T>>& fs, const Window<T>& w, const Op& op,
+                     const char* what, int kind) {
+  ShiftedPoints<T> pts;
+  std::vector<std::uint32_t> first;
+  T maxT = 0, maxV = 0;
+  for (const auto& f : fs) {
+    first.push_back(static_cast<std::uint32_t>(pts.append_linear(f.data(), f.size())));
+    for (const auto& p : f) {
+      maxT = std::max(maxT, std::fabs(p.t));
+      maxV = std::max(maxV, std::fabs(p.v));
+    }
+  }
+  std::vector<std::uint32_t> fi, gi, steps;
+  std::vector<std::pair<std::size_t, std::size_t>> which;
+  for (std::size_t i = 0; i < fs.size(); ++i) {
+    for (std::size_t j = 0; j < fs.size(); ++j) {
+      if (i == j && i % 3 != 0) continue;
+      fi.push_back(first[i]);
+      gi.push_back(first[j]);
+      steps.push_back(static_cast<std::uint32_t>(fs[i].size() + fs[j].size()));
+      which.push_back({i, j});
+    }
+  }
+  for (int tame = 0; tame < 2; ++tame) {
+    if (tame && !plf_tame_walk_allowed<T>(op, maxT, maxV)) continue;
+    for (std::size_t count : {fi.size(), std::min<std::size_t>(fi.size(), 37)}) {
+      std::vector<T> out(count, T(-12345));
+      PairBatch<T> b;
+      b.points = pts.points.data();
+      b.pointCount = pts.points.size();
+      b.f = fi.data();
+      b.g = gi.data();
+      b.steps = steps.data();
+      b.count = count;
+      b.out = out.data();
+      walk_plf_pairs_simd(simd, b, w, op, tame != 0);
+      for (std::size_t k = 0; k < count; ++k) {
+        const auto [i, j] = which[k];
+        const T want =
+            integrate_plf_pair(fs[i].data(), static_cast<std::uint32_t>(fs[i].size()), fs[j].data(),
+                               static_cast<std::uint32_t>(fs[j].size()), w, op);
+        if (!same_bits(want, out[k])) {
+          fail_msg("PLF %s %s (float%d, input kind %d, window [%g, %g), %s path): pair (%zu, %zu) "
+                   "of lengths %zu, %zu: scalar %.17g, SIMD %.17g",
+                   cpu_simd_name(simd), what, int(sizeof(T) * 8), kind, double(w.a), double(w.b),
+                   tame ? "tame" : "general", i, j, fs[i].size(), fs[j].size(), double(want),
+                   double(out[k]));
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void check_plf_operations(CpuSimd simd, const std::vector<Fn<T>>& fs, int kind) {
+  for (const auto& w : windows<T>()) {
+    check_plf_batch(simd, fs, w, PlfOperationL1Dist<T>{}, "L1", kind);
+    check_plf_batch(simd, fs, w, PlfOperationL2Dist<T>{}, "L2", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(3.0), "Lp, p = 3", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1.5), "Lp, p = 1.5", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(32.0), "Lp, p = 32", kind);  // products
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(33.0), "Lp, p = 33", kind);  // pow
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(400.0), "Lp, p = 400", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1e39), "Lp, p = 1e39", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLpDist<T>(1e300), "Lp, p = 1e300", kind);
+    check_plf_batch(simd, fs, w, PlfOperationLinfDist<T>{}, "Linf", kind);
+    check_plf_batch(simd, fs, w, PlfOperationL2InnerProduct<T>{}, "L2 inner product", kind);
+  }
+}
+
+template <typename T>
+void check_plf_walk(CpuSimd simd) {
+  std::mt19937_64 rng(20261126);
+  std::uniform_int_distribution<std::size_t> len(1, 40);
+  for (int kind = 0; kind <= 6; ++kind) {
+    std::vector<Fn<T>> fs;
+    for (int k = 0; k < 14; ++k) fs.push_back(random_function<T>(rng, kind, len(rng)));
+    fs.push_back(Fn<T>{{T(0), T(0)}});
+    fs.push_back(Fn<T>{{T(1), T(2)}});
+    fs.push_back(Fn<T>{{T(-1), T(-2)}, {T(1), T(2)}});  // crosses zero at 0
+    check_plf_operations(simd, fs, kind);
+  }
+  std::vector<Fn<T>> same;
+  for (int k = 0; k < 24; ++k) same.push_back(random_function<T>(rng, 5, 16));
+  check_plf_operations(simd, same, 5);
+  // Sign changes of f - g with one end near half an ulp of the other
+  // (2^-22 .. 2^-26 of 1 for float32, 2^-51 .. 2^-55 for float64), where
+  // B - A and A + B round to the same number or just do not; against the
+  // zero function, against each other and against constants.
+  std::vector<Fn<T>> edge{Fn<T>{{T(0), T(0)}}, Fn<T>{{T(0), T(1)}}, Fn<T>{{T(-1), T(-1)}}};
+  const int e0 = std::numeric_limits<T>::digits;
+  for (int e = e0 - 2; e <= e0 + 2; ++e) {
+    const T tiny = std::ldexp(T(1), -e);
+    edge.push_back(Fn<T>{{T(0), T(-1)}, {T(1), tiny}});
+    edge.push_back(Fn<T>{{T(0), tiny}, {T(1), T(-1)}});
+    edge.push_back(Fn<T>{{T(0), T(1) + tiny}, {T(0.5), -tiny}, {T(1), T(1)}});
+  }
+  check_plf_operations(simd, edge, 7);
+}
+
+void test_plf_walk_same_bits_as_scalar(void**) {
+  for (CpuSimd s : simd_targets()) {
+    check_plf_walk<float>(s);
+    check_plf_walk<double>(s);
+  }
+}
+
 // ---- the executor ----
 
 template <typename T>
@@ -223,8 +347,10 @@ std::shared_ptr<const PcfCollection<T>> collection(const std::vector<Fn<T>>& fs)
 template <typename T>
 std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
                        const std::shared_ptr<const PcfCollection<T>>& Y, OperationSpec spec,
-                       Window<T> w, SymmetricLayout layout, CpuExecutionConfig cfg) {
+                       Window<T> w, SymmetricLayout layout, CpuExecutionConfig cfg,
+                       bool linear = false) {
   PairRequest<T> req;
+  req.linear = linear;
   req.x = X;
   req.y = Y ? Y : X;
   req.symmetric = !Y;
@@ -248,7 +374,7 @@ std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
 }
 
 template <typename T>
-void check_executor() {
+void check_executor(bool linear) {
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<std::size_t> len(1, 60);
   std::vector<Fn<T>> xs, ys;
@@ -271,7 +397,7 @@ void check_executor() {
           CpuExecutionConfig scalar;
           scalar.simd = CpuSimd::Scalar;
           scalar.threads = 1;
-          const auto want = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar);
+          const auto want = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar, linear);
           for (CpuSimd s : simd_targets()) {
             for (int threads : {1, 2, 3, 7}) {
               for (std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
@@ -279,13 +405,13 @@ void check_executor() {
                 cfg.simd = s;
                 cfg.threads = threads;
                 cfg.maxBlockElements = blockElements;
-                const auto got = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, cfg);
+                const auto got = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, cfg, linear);
                 assert_int_equal(got.size(), want.size());
                 for (std::size_t k = 0; k < got.size(); ++k) {
                   if (!same_bits(got[k], want[k])) {
-                    fail_msg("executor %s, %d threads, block elements %llu, op %d, %s, layout "
+                    fail_msg("%s executor %s, %d threads, block elements %llu, op %d, %s, layout "
                              "%d, float%d: element %zu: scalar %.17g, SIMD %.17g",
-                             cpu_simd_name(s), threads, (unsigned long long)blockElements,
+                             linear ? "PLF" : "PCF", cpu_simd_name(s), threads, (unsigned long long)blockElements,
                              int(spec.kind), cross ? "cross" : "symmetric", int(layout),
                              int(sizeof(T) * 8), k, double(want[k]), double(got[k]));
                   }
@@ -300,8 +426,13 @@ void check_executor() {
 }
 
 void test_executor_same_bits_as_scalar(void**) {
-  check_executor<float>();
-  check_executor<double>();
+  check_executor<float>(false);
+  check_executor<double>(false);
+}
+
+void test_plf_executor_same_bits_as_scalar(void**) {
+  check_executor<float>(true);
+  check_executor<double>(true);
 }
 
 // The names and the order of the instruction sets, and the choice from
@@ -338,6 +469,8 @@ int main() {
       cmocka_unit_test(test_choice),
       cmocka_unit_test(test_walk_same_bits_as_scalar),
       cmocka_unit_test(test_executor_same_bits_as_scalar),
+      cmocka_unit_test(test_plf_walk_same_bits_as_scalar),
+      cmocka_unit_test(test_plf_executor_same_bits_as_scalar),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -7,7 +7,9 @@
 // a time, a band of 32 columns against every row of the block so that the
 // band stays in the L1 cache), or, on a CPU without SSE4 or in a build
 // without Highway, by the scalar walk (four pairs of a row in lockstep).
-// Each pair's value is bitwise integrate_pair's whatever the instruction
+// Piecewise linear functions take the same path with the PLF walk
+// (walk_plf_pairs_simd, integrate_plf_pairs_lockstep). Each pair's value is
+// bitwise integrate_pair's (integrate_plf_pair's) whatever the instruction
 // set, thread count or block shape, so results are reproducible.
 #pragma once
 
@@ -121,12 +123,14 @@ inline BlockScheduler make_cpu_scheduler(std::size_t nRows, std::size_t nCols, B
 namespace detail {
 
 // Computes row i of x against columns [jFirst, jLast] of y, four pairs in
-// lockstep, and hands each value to store(j, value).
+// lockstep, and hands each value to store(j, value). Operations on
+// piecewise linear functions (IsPlfOperation) take the PLF walk.
 template <typename T, typename Op, typename Store>
 void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManager<T>& y,
                    std::size_t jFirst, std::size_t jLast, const Window<T>& w, const Op& op,
                    Store store) {
   constexpr int K = 4;
+  constexpr bool kLinear = IsPlfOperation<Op>::value;
   const PcfPoint<T>* f = x.data_of(i);
   const auto nf = static_cast<std::uint32_t>(x.size_of(i));
   const bool whole = w.is_whole_line();
@@ -139,7 +143,13 @@ void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManag
       g[k] = y.data_of(j + k);
       ng[k] = static_cast<std::uint32_t>(y.size_of(j + k));
     }
-    if (whole) {
+    if constexpr (kLinear) {
+      if (whole) {
+        integrate_plf_pairs_lockstep<K, false>(f, nf, g, ng, w.a, w.b, op, out);
+      } else {
+        integrate_plf_pairs_lockstep<K, true>(f, nf, g, ng, w.a, w.b, op, out);
+      }
+    } else if (whole) {
       integrate_pairs_lockstep<K, false>(f, nf, g, ng, w.a, w.b, op, out);
     } else {
       integrate_pairs_lockstep<K, true>(f, nf, g, ng, w.a, w.b, op, out);
@@ -147,7 +157,12 @@ void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManag
     for (int k = 0; k < K; ++k) store(j + k, out[k]);
   }
   for (; j <= jLast; ++j) {
-    store(j, integrate_pair(f, nf, y.data_of(j), static_cast<std::uint32_t>(y.size_of(j)), w, op));
+    const auto ng = static_cast<std::uint32_t>(y.size_of(j));
+    if constexpr (kLinear) {
+      store(j, integrate_plf_pair(f, nf, y.data_of(j), ng, w, op));
+    } else {
+      store(j, integrate_pair(f, nf, y.data_of(j), ng, w, op));
+    }
   }
 }
 
@@ -205,7 +220,8 @@ inline std::size_t block_slot(BlockOrder order, std::size_t r, std::size_t c, st
   return order == BlockOrder::RowMajor ? r * nc + c : c * nr + r;
 }
 
-// The CPU executor for one operation functor.
+// The CPU executor for one operation functor on single functions, piecewise
+// constant or (IsPlfOperation<Op>) piecewise linear.
 template <typename T, typename Op>
 class CpuBlockTask final : public Work {
  public:
@@ -286,7 +302,11 @@ class CpuBlockTask final : public Work {
         maxTime = detail::max_value(maxTime, detail::abs_value(p[k].t));
         maxValue = detail::max_value(maxValue, detail::abs_value(p[k].v));
       }
-      return static_cast<std::uint32_t>(s.points.append(p, m));
+      if constexpr (IsPlfOperation<Op>::value) {
+        return static_cast<std::uint32_t>(s.points.append_linear(p, m));
+      } else {
+        return static_cast<std::uint32_t>(s.points.append(p, m));
+      }
     };
     for (std::size_t r = 0; r < nr; ++r) s.rowFirst[r] = add(dx, b.rows.first + r);
     const bool sameBands = request_.symmetric && b.rows == b.cols;
@@ -328,7 +348,12 @@ class CpuBlockTask final : public Work {
     }
     if (skipped) std::fill(buf, buf + nr * nc, T(0));
     s.values.resize(s.f.size());
-    const bool unchecked = unchecked_fold_allowed(request_.window, op_, maxTime, maxValue);
+    bool unchecked = false;
+    if constexpr (IsPlfOperation<Op>::value) {
+      unchecked = plf_tame_walk_allowed<T>(op_, maxTime, maxValue);
+    } else {
+      unchecked = unchecked_fold_allowed(request_.window, op_, maxTime, maxValue);
+    }
     // Pieces of the batch, so that cancellation and progress move within a
     // block.
     constexpr std::size_t kPiece = 2048;
@@ -342,7 +367,11 @@ class CpuBlockTask final : public Work {
       batch.g = s.g.data() + first;
       batch.steps = s.steps.data() + first;
       batch.out = s.values.data() + first;
-      walk_pairs_simd(simd, batch, request_.window, op_, unchecked);
+      if constexpr (IsPlfOperation<Op>::value) {
+        walk_plf_pairs_simd(simd, batch, request_.window, op_, unchecked);
+      } else {
+        walk_pairs_simd(simd, batch, request_.window, op_, unchecked);
+      }
       control.add_done(batch.count);
     }
     for (std::size_t k = 0; k < s.values.size(); ++k) buf[s.slot[k]] = s.values[k];

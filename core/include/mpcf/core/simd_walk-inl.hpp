@@ -174,6 +174,37 @@ struct FoldLinf {
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.m, D(), out); }
 };
 
+// detail::scaled_fold lane by lane: a rectangle of width w and difference
+// x into the scaled power sums (scale, sum); pow_of_ratio(r) gives r^p.
+// Finite: w, x and the sums are finite (the PLF walk's tame path), so the
+// tests for +inf are left out (x equal to the scale gives ratio 1 by the
+// division itself).
+template <bool Finite = false, class D, class V, class Pow>
+HWY_INLINE void ScaledFoldLanes(D d, V& scale, V& sum, V w, V x, Pow pow_of_ratio) {
+  using T = hn::TFromD<D>;
+  const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Ne(x, hn::Zero(d)));
+  const auto up = hn::Gt(x, scale);
+  // up ? scale / x : x / scale, one division of the same operands; x
+  // equal to the scale gives ratio 1, also +inf against +inf (as
+  // detail::scaled_fold: inf / inf would be NaN).
+  V r = hn::Div(hn::IfThenElse(up, scale, x), hn::IfThenElse(up, x, scale));
+  V sumScaled, term;
+  if constexpr (Finite) {
+    r = pow_of_ratio(r);
+    sumScaled = hn::Mul(sum, r);
+    term = hn::Mul(w, r);
+  } else {
+    const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
+    r = pow_of_ratio(hn::IfThenElse(hn::Eq(x, scale), hn::Set(d, T(1)), r));
+    sumScaled = hn::IfThenElse(hn::Eq(sum, inf), inf, hn::Mul(sum, r));
+    term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, r));
+  }
+  const V nsum = hn::IfThenElse(up, hn::Add(sumScaled, w), hn::Add(sum, term));
+  const V nscale = hn::IfThenElse(up, x, scale);
+  scale = hn::IfThenElse(keep, nscale, scale);
+  sum = hn::IfThenElse(keep, nsum, sum);
+}
+
 // Lp distances as scaled power sums (detail::scaled_fold), lane by lane the
 // same operations. Square: (ratio)^2 = r * r (p = 2); else pow(r, p) per
 // lane with the C library's pow, as the scalar walk calls it.
@@ -199,31 +230,21 @@ struct FoldScaled {
   HWY_INLINE Acc Init() const { return {hn::Zero(D()), hn::Zero(D())}; }
   HWY_INLINE Acc Fold(Acc acc, V t, V tn, V fv, V gv) const {
     const D d;
-    const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
     const V x = hn::Abs(hn::Sub(fv, gv));
     const V w = ClippedWidth(d, t, tn, a, b);
-    const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Ne(x, hn::Zero(d)));
-    const auto up = hn::Gt(x, acc.scale);
-    // up ? scale / x : x / scale, one division of the same operands; x
-    // equal to the scale gives ratio 1, also +inf against +inf (as
-    // detail::scaled_fold: inf / inf would be NaN).
-    const V r = hn::IfThenElse(
-        hn::Eq(x, acc.scale), hn::Set(d, T(1)),
-        hn::Div(hn::IfThenElse(up, acc.scale, x), hn::IfThenElse(up, x, acc.scale)));
-    V q;
-    if constexpr (Square) {
-      q = hn::Mul(r, r);
-    } else {
-      HWY_ALIGN T lanes[N];
-      hn::Store(r, d, lanes);
-      for (std::size_t k = 0; k < N; ++k) lanes[k] = detail::power(lanes[k], p);
-      q = hn::Load(d, lanes);
-    }
-    const V sumScaled = hn::IfThenElse(hn::Eq(acc.sum, inf), inf, hn::Mul(acc.sum, q));
-    const V term = hn::IfThenElse(hn::Eq(w, inf), inf, hn::Mul(w, q));
-    const V nsum = hn::IfThenElse(up, hn::Add(sumScaled, w), hn::Add(acc.sum, term));
-    const V nscale = hn::IfThenElse(up, x, acc.scale);
-    return {hn::IfThenElse(keep, nscale, acc.scale), hn::IfThenElse(keep, nsum, acc.sum)};
+    const T pp = p;
+    ScaledFoldLanes(d, acc.scale, acc.sum, w, x, [pp](V r) {
+      if constexpr (Square) {
+        (void)pp;
+        return hn::Mul(r, r);
+      } else {
+        HWY_ALIGN T lanes[N];
+        hn::Store(r, D(), lanes);
+        for (std::size_t k = 0; k < N; ++k) lanes[k] = detail::power(lanes[k], pp);
+        return hn::Load(D(), lanes);
+      }
+    });
+    return acc;
   }
   HWY_INLINE void Extract(const Acc& acc, ScaledPowerSum<T>* out) const {
     HWY_ALIGN T s[N];

@@ -15,10 +15,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "mpcf/core/operations.hpp"
+#include "mpcf/core/plf_operations.hpp"
 #include "mpcf/core/point.hpp"
 #include "mpcf/core/walk.hpp"
 
@@ -58,6 +62,10 @@ struct ShiftedPoints {
   // Appends f[0..m) (m >= 1) with its sentinel; returns the index of its
   // first point.
   std::size_t append(const SimplePoint<T, T>* f, std::size_t m);
+  // Appends the piecewise linear function f[0..m) (m >= 1) unshifted, with
+  // the sentinel (+inf, v_{m-1}) (see walk_plf_pairs_simd); returns the
+  // index of its first point.
+  std::size_t append_linear(const SimplePoint<T, T>* f, std::size_t m);
 };
 
 template <typename T>
@@ -71,6 +79,16 @@ std::size_t ShiftedPoints<T>::append(const SimplePoint<T, T>* f, std::size_t m) 
     before = f[k].v;
   }
   out[m] = SimplePoint<T, T>{std::numeric_limits<T>::infinity(), before};
+  return first;
+}
+
+template <typename T>
+std::size_t ShiftedPoints<T>::append_linear(const SimplePoint<T, T>* f, std::size_t m) {
+  const std::size_t first = points.size();
+  points.resize(first + m + 1);
+  SimplePoint<T, T>* out = points.data() + first;
+  for (std::size_t k = 0; k < m; ++k) out[k] = f[k];
+  out[m] = SimplePoint<T, T>{std::numeric_limits<T>::infinity(), f[m - 1].v};
   return first;
 }
 
@@ -123,8 +141,76 @@ MPCF_SIMD_WALK_DECLARE(float)
 MPCF_SIMD_WALK_DECLARE(double)
 #undef MPCF_SIMD_WALK_DECLARE
 
+// The PLF walk in SIMD lanes (DESIGN §10): every pair of the batch, whose
+// functions were laid out by append_linear (each function's points as they
+// are, then the sentinel (+inf, v_{m-1})), steps[k] = m_f + m_g. A lane holds
+// its pair's current segment of f and of g (the last consumed point, a
+// virtual (-inf, 0) before the first, and the next one); a step consumes the
+// next point that comes first (of either function on a tie: every operation
+// is symmetric in f and g) and hands the operation the piece up to it with
+// the consumed function's left limit there and the other one interpolated
+// by detail::plf_interpolate's arithmetic; equal times are consumed one
+// after the other (the piece between them has width 0, which no operation
+// counts). The unbounded last
+// piece and the finalisation run per lane in the scalar code. So out[k] is
+// bitwise integrate_plf_pair(f_k, g_k, w, op) on every instruction set.
+// `tame`: plf_tame_walk_allowed (then the walk skips the halving of
+// overflowing segments and, on the whole line, the tests of the L1 and
+// inner-product folds).
+template <typename T, typename Op>
+void walk_plf_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
+                         bool tame);
+
+#define MPCF_SIMD_PLF_WALK_DECLARE(T)                                                             \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL1Dist<T>>(                             \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL1Dist<T>&, bool);        \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL2Dist<T>>(                             \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2Dist<T>&, bool);        \
+  extern template void walk_plf_pairs_simd<T, PlfOperationLpDist<T>>(                             \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLpDist<T>&, bool);        \
+  extern template void walk_plf_pairs_simd<T, PlfOperationLinfDist<T>>(                           \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLinfDist<T>&, bool);      \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL2InnerProduct<T>>(                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2InnerProduct<T>&, bool);
+MPCF_SIMD_PLF_WALK_DECLARE(float)
+MPCF_SIMD_PLF_WALK_DECLARE(double)
+#undef MPCF_SIMD_PLF_WALK_DECLARE
+
+// Whether the PLF walk may take its tame path: every time and value of the
+// batch within max / 4 in magnitude (float64 inner products: values within
+// sqrt(max) / 4). Then no segment is wider than the largest finite value,
+// no |f - g| exceeds half of it, every width is finite and, for the inner
+// product, every piece's closed form is finite; so the halvings of
+// plf_interpolate and plf_mean_abs multiply by 1, and on the whole line a
+// piece of zero width or zero integrand adds an exact 0 to an accumulator
+// that is never -0: the same bits without the tests.
+template <typename T, typename Op>
+bool plf_tame_walk_allowed(const Op&, T maxAbsTime, T maxAbsValue) {
+  const T quarter = std::numeric_limits<T>::max() / 4;
+  if (maxAbsTime > quarter || maxAbsValue > quarter) return false;
+  if constexpr (std::is_same_v<Op, PlfOperationL2InnerProduct<T>> && sizeof(T) == 8) {
+    return maxAbsValue <= std::sqrt(std::numeric_limits<T>::max()) / 4;
+  }
+  return true;
+}
+
+// Whether Op is an operation on piecewise linear functions (walked by
+// PlfPairWalk / walk_plf_pairs_simd).
+template <typename Op>
+struct IsPlfOperation : std::false_type {};
+template <typename T>
+struct IsPlfOperation<PlfOperationL1Dist<T>> : std::true_type {};
+template <typename T>
+struct IsPlfOperation<PlfOperationL2Dist<T>> : std::true_type {};
+template <typename T>
+struct IsPlfOperation<PlfOperationLpDist<T>> : std::true_type {};
+template <typename T>
+struct IsPlfOperation<PlfOperationLinfDist<T>> : std::true_type {};
+template <typename T>
+struct IsPlfOperation<PlfOperationL2InnerProduct<T>> : std::true_type {};
+
 // Whether an operation has SIMD kernels (every operation of operations.hpp
-// does; anything else is walked by the scalar code).
+// and plf_operations.hpp does; anything else is walked by the scalar code).
 template <typename Op>
 struct HasSimdWalk : std::false_type {};
 template <typename T>
@@ -137,6 +223,16 @@ template <typename T>
 struct HasSimdWalk<OperationLinfDist<T>> : std::true_type {};
 template <typename T>
 struct HasSimdWalk<OperationL2InnerProduct<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<PlfOperationL1Dist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<PlfOperationL2Dist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<PlfOperationLpDist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<PlfOperationLinfDist<T>> : std::true_type {};
+template <typename T>
+struct HasSimdWalk<PlfOperationL2InnerProduct<T>> : std::true_type {};
 
 template <typename T, typename Op>
 bool unchecked_fold_allowed(const Window<T>& w, const Op&, T maxAbsTime, T maxAbsValue) {
