@@ -14,28 +14,14 @@ std::unique_ptr<Work> make_cpu_work(PairRequest<T> request, const CpuExecutionCo
     throw std::logic_error("make_cpu_work: incomplete request");
   }
   const OperationSpec spec = request.op;
-  if (request.linear) {
-    // Piecewise linear functions: single functions in blocks (the SIMD PLF
-    // walk), objects of several components one pair at a time.
-    return dispatch_plf_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
-      using Op = decltype(op);
-      if (request.components > 1) {
-        PlfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
-        return std::make_unique<CpuPairValueTask<T, PlfObjectPair<T, Op>>>(std::move(request),
-                                                                           std::move(value), cfg);
-      }
-      return std::make_unique<CpuBlockTask<T, Op>>(std::move(request), op, cfg);
-    });
-  }
-  return dispatch_operation<T>(spec, [&](auto op) -> std::unique_ptr<Work> {
-    using Op = decltype(op);
-    if (request.components > 1) {
-      PcfObjectPair<T, Op> value{request.x, request.y, request.components, request.window, op};
-      return std::make_unique<CpuPairValueTask<T, PcfObjectPair<T, Op>>>(std::move(request),
-                                                                         std::move(value), cfg);
-    }
-    return std::make_unique<CpuBlockTask<T, Op>>(std::move(request), op, cfg);
-  });
+  // Piecewise constant or linear, single functions or objects of several
+  // components: one executor, the operation's walk.
+  return dispatch_function_operation<T>(request.linear, spec,
+                                        [&](auto op, auto) -> std::unique_ptr<Work> {
+                                          using Op = decltype(op);
+                                          return std::make_unique<CpuBlockTask<T, Op>>(
+                                              std::move(request), op, cfg);
+                                        });
 }
 
 template std::unique_ptr<Work> make_cpu_work<float>(PairRequest<float>, const CpuExecutionConfig&);

@@ -4,6 +4,7 @@
 // per target, the target chosen by the caller (cpu_simd_default).
 #include "mpcf/core/simd_walk.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -29,22 +30,44 @@
 
 namespace mpcf {
 
+namespace {
+
+// Whether the tame walk may continue these accumulators: a scaled power
+// sum carried from an earlier component is +inf after an unbounded piece of
+// non-zero difference, which the tame fold (finite sums, ScaledFoldLanes)
+// does not handle; a sum (L1, inner product) or maximum takes +-inf as the
+// tests would.
+template <typename A>
+bool tame_carry(const A*, std::size_t) {
+  return true;
+}
+template <typename T>
+bool tame_carry(const ScaledPowerSum<T>* carry, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!(carry[k].sum < std::numeric_limits<T>::infinity())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 template <typename T, typename Op>
 void walk_plf_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
-                         bool tame) {
+                     bool tame, op_acc_t<Op>* carry) {
   if (batch.pointCount > kMaxBatchPoints) {
     throw std::logic_error("walk_plf_pairs_simd: the batch holds too many points");
   }
+  if (tame && carry) tame = tame_carry(carry, batch.count);
 #if MPCF_HAVE_HIGHWAY
   switch (s) {
 #if HWY_TARGETS & HWY_AVX3
-    case CpuSimd::AVX512: return N_AVX3::PlfWalk(batch, w, op, tame);
+    case CpuSimd::AVX512: return N_AVX3::PlfWalk(batch, w, op, tame, carry);
 #endif
 #if HWY_TARGETS & HWY_AVX2
-    case CpuSimd::AVX2: return N_AVX2::PlfWalk(batch, w, op, tame);
+    case CpuSimd::AVX2: return N_AVX2::PlfWalk(batch, w, op, tame, carry);
 #endif
 #if HWY_TARGETS & HWY_SSE4
-    case CpuSimd::SSE4: return N_SSE4::PlfWalk(batch, w, op, tame);
+    case CpuSimd::SSE4: return N_SSE4::PlfWalk(batch, w, op, tame, carry);
 #endif
     default: break;
   }
@@ -53,22 +76,28 @@ void walk_plf_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& 
   (void)w;
   (void)op;
   (void)tame;
+  (void)carry;
 #endif
   throw std::logic_error(std::string("walk_plf_pairs_simd: instruction set ") + cpu_simd_name(s) +
                          " is not compiled in");
 }
 
 #define MPCF_SIMD_PLF_WALK_DEFINE(T)                                                              \
-  template void walk_plf_pairs_simd<T, PlfOperationL1Dist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL1Dist<T>&, bool);        \
-  template void walk_plf_pairs_simd<T, PlfOperationL2Dist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2Dist<T>&, bool);        \
-  template void walk_plf_pairs_simd<T, PlfOperationLpDist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLpDist<T>&, bool);        \
-  template void walk_plf_pairs_simd<T, PlfOperationLinfDist<T>>(                                  \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLinfDist<T>&, bool);      \
+  template void walk_plf_pairs_simd<T, PlfOperationL1Dist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL1Dist<T>&, bool,          \
+      op_acc_t<PlfOperationL1Dist<T>>*);                                                           \
+  template void walk_plf_pairs_simd<T, PlfOperationL2Dist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2Dist<T>&, bool,          \
+      op_acc_t<PlfOperationL2Dist<T>>*);                                                           \
+  template void walk_plf_pairs_simd<T, PlfOperationLpDist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLpDist<T>&, bool,          \
+      op_acc_t<PlfOperationLpDist<T>>*);                                                           \
+  template void walk_plf_pairs_simd<T, PlfOperationLinfDist<T>>(                                   \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLinfDist<T>&, bool,        \
+      op_acc_t<PlfOperationLinfDist<T>>*);                                                         \
   template void walk_plf_pairs_simd<T, PlfOperationL2InnerProduct<T>>(                            \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2InnerProduct<T>&, bool);
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2InnerProduct<T>&, bool,  \
+      op_acc_t<PlfOperationL2InnerProduct<T>>*);
 MPCF_SIMD_PLF_WALK_DEFINE(float)
 MPCF_SIMD_PLF_WALK_DEFINE(double)
 #undef MPCF_SIMD_PLF_WALK_DEFINE

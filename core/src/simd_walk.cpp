@@ -163,20 +163,20 @@ CpuSimd cpu_simd_default() {
 
 template <typename T, typename Op>
 void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
-                     bool unchecked) {
+                     bool unchecked, op_acc_t<Op>* carry) {
   if (batch.pointCount > kMaxBatchPoints) {
     throw std::logic_error("walk_pairs_simd: the batch holds too many points");
   }
 #if MPCF_HAVE_HIGHWAY
   switch (s) {
 #if HWY_TARGETS & HWY_AVX3
-    case CpuSimd::AVX512: return N_AVX3::Walk(batch, w, op, unchecked);
+    case CpuSimd::AVX512: return N_AVX3::Walk(batch, w, op, unchecked, carry);
 #endif
 #if HWY_TARGETS & HWY_AVX2
-    case CpuSimd::AVX2: return N_AVX2::Walk(batch, w, op, unchecked);
+    case CpuSimd::AVX2: return N_AVX2::Walk(batch, w, op, unchecked, carry);
 #endif
 #if HWY_TARGETS & HWY_SSE4
-    case CpuSimd::SSE4: return N_SSE4::Walk(batch, w, op, unchecked);
+    case CpuSimd::SSE4: return N_SSE4::Walk(batch, w, op, unchecked, carry);
 #endif
     default: break;
   }
@@ -185,22 +185,28 @@ void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, c
   (void)w;
   (void)op;
   (void)unchecked;
+  (void)carry;
 #endif
   throw std::logic_error(std::string("walk_pairs_simd: instruction set ") + cpu_simd_name(s) +
                          " is not compiled in");
 }
 
 #define MPCF_SIMD_WALK_DEFINE(T)                                                                  \
-  template void walk_pairs_simd<T, OperationL1Dist<T>>(                                           \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool);           \
-  template void walk_pairs_simd<T, OperationL2Dist<T>>(                                           \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool);           \
-  template void walk_pairs_simd<T, OperationLpDist<T>>(                                           \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool);           \
-  template void walk_pairs_simd<T, OperationLinfDist<T>>(                                         \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool);         \
+  template void walk_pairs_simd<T, OperationL1Dist<T>>(                                            \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool,             \
+      op_acc_t<OperationL1Dist<T>>*);                                                              \
+  template void walk_pairs_simd<T, OperationL2Dist<T>>(                                            \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool,             \
+      op_acc_t<OperationL2Dist<T>>*);                                                              \
+  template void walk_pairs_simd<T, OperationLpDist<T>>(                                            \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool,             \
+      op_acc_t<OperationLpDist<T>>*);                                                              \
+  template void walk_pairs_simd<T, OperationLinfDist<T>>(                                          \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool,           \
+      op_acc_t<OperationLinfDist<T>>*);                                                            \
   template void walk_pairs_simd<T, OperationL2InnerProduct<T>>(                                   \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool);
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool,     \
+      op_acc_t<OperationL2InnerProduct<T>>*);
 MPCF_SIMD_WALK_DEFINE(float)
 MPCF_SIMD_WALK_DEFINE(double)
 #undef MPCF_SIMD_WALK_DEFINE

@@ -285,7 +285,9 @@ void BM_pdist_type(benchmark::State& state, mpcf_dtype dtype) {
 // functions (DESIGN §6: PLF pdist within 2.5x of PCF pdist on the CPU), so
 // that both see the same load on a shared machine. range(3): 1, 2, 3: pdist
 // with that p; 4: pdist p = inf; 0: l2_kernel (packed); range(4) = 1: in
-// the window [10, 50) (the functions span about [0, 65]). Counters: the
+// the window [10, 50) (the functions span about [0, 65]); range(5) = K > 1:
+// n objects of K functions each (a component axis, DESIGN §11; K = 5 is a
+// landscape's lambda_1..lambda_5). Counters: the
 // medians over the iterations of each time and of the ratio PLF / PCF (run
 // with --benchmark_repetitions for medians over repetitions as well).
 void BM_plf_vs_pcf(benchmark::State& state, mpcf_dtype dtype) {
@@ -294,13 +296,19 @@ void BM_plf_vs_pcf(benchmark::State& state, mpcf_dtype dtype) {
   const int threads = static_cast<int>(state.range(2));
   const int op = static_cast<int>(state.range(3));
   const bool windowed = state.range(4) == 1;
-  const Input in = make_input(n, m);
+  const auto K = static_cast<std::size_t>(state.range(5));
+  const Input in = make_input(n * K, m);
   mpcf_pcfs* X[2] = {nullptr, nullptr};
   for (int linear = 0; linear < 2; ++linear) {
     auto create = linear ? mpcf_plfs_create : mpcf_pcfs_create;
     check(dtype == MPCF_FLOAT32
-              ? create(dtype, n, in.offsets.data(), in.t32.data(), in.v32.data(), &X[linear])
-              : create(dtype, n, in.offsets.data(), in.t.data(), in.v.data(), &X[linear]));
+              ? create(dtype, n * K, in.offsets.data(), in.t32.data(), in.v32.data(), &X[linear])
+              : create(dtype, n * K, in.offsets.data(), in.t.data(), in.v.data(), &X[linear]));
+    if (K > 1) {
+      const std::uint64_t shape[2] = {n, K};
+      check(mpcf_pcfs_reshape(X[linear], 2, shape));
+      check(mpcf_pcfs_set_component_axis(X[linear], 1));
+    }
   }
   mpcf_options* o = cpu_options(threads);
   if (windowed) check(mpcf_options_set_window(o, 10.0, 50.0));
@@ -338,7 +346,8 @@ void BM_plf_vs_pcf(benchmark::State& state, mpcf_dtype dtype) {
   state.counters["plf_per_pcf"] = median(ratio);
   state.counters["threads"] = resolved_threads(threads);
   state.SetLabel(std::string(op == 0 ? "l2_kernel" : op == 4 ? "p=inf" : "p=" + std::to_string(op)) +
-                 (windowed ? ", window [10, 50)" : "") + ", " + cpu_simd_label());
+                 (windowed ? ", window [10, 50)" : "") +
+                 (K > 1 ? ", " + std::to_string(K) + " components" : "") + ", " + cpu_simd_label());
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X[0]);
   mpcf_pcfs_destroy(X[1]);
@@ -420,18 +429,18 @@ BENCHMARK_CAPTURE(BM_pdist_type, f64, MPCF_FLOAT64)
     ->ArgNames({"n", "m", "threads", "linear", "p"})
     ->Args({2000, 128, 0, 0, 1})->Args({2000, 128, 0, 1, 1})->Args({2000, 128, 0, 0, 2})->Args({2000, 128, 0, 1, 2})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
-// n, m, threads, op (p; 4: p = inf; 0: l2_kernel), window.
+// n, m, threads, op (p; 4: p = inf; 0: l2_kernel), window, components.
 BENCHMARK_CAPTURE(BM_plf_vs_pcf, f32, MPCF_FLOAT32)
-    ->ArgNames({"n", "m", "threads", "op", "window"})
-    ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
-    ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
-    ->Args({500, 512, 0, 1, 0})
+    ->ArgNames({"n", "m", "threads", "op", "window", "K"})
+    ->Args({2000, 128, 0, 1, 0, 1})->Args({2000, 128, 0, 2, 0, 1})->Args({1000, 128, 0, 3, 0, 1})
+    ->Args({2000, 128, 0, 4, 0, 1})->Args({2000, 128, 0, 0, 0, 1})->Args({2000, 128, 0, 1, 1, 1})
+    ->Args({500, 512, 0, 1, 0, 1})->Args({400, 128, 0, 1, 0, 5})->Args({400, 128, 0, 2, 0, 5})
     ->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_CAPTURE(BM_plf_vs_pcf, f64, MPCF_FLOAT64)
-    ->ArgNames({"n", "m", "threads", "op", "window"})
-    ->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 2, 0})->Args({1000, 128, 0, 3, 0})
-    ->Args({2000, 128, 0, 4, 0})->Args({2000, 128, 0, 0, 0})->Args({2000, 128, 0, 1, 1})
-    ->Args({500, 512, 0, 1, 0})
+    ->ArgNames({"n", "m", "threads", "op", "window", "K"})
+    ->Args({2000, 128, 0, 1, 0, 1})->Args({2000, 128, 0, 2, 0, 1})->Args({1000, 128, 0, 3, 0, 1})
+    ->Args({2000, 128, 0, 4, 0, 1})->Args({2000, 128, 0, 0, 0, 1})->Args({2000, 128, 0, 1, 1, 1})
+    ->Args({500, 512, 0, 1, 0, 1})->Args({400, 128, 0, 1, 0, 5})->Args({400, 128, 0, 2, 0, 5})
     ->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_baseline_naive_l1_f64)->Args({2000, 128})->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -19,7 +19,10 @@
 //    plus times so far apart
 //    that a segment is wider than the largest finite value, on the tame path
 //    wherever plf_tame_walk_allowed says so and on the general path always,
-//    and the CPU executor on PLF requests against its scalar walk.
+//    and the CPU executor on PLF requests against its scalar walk;
+//  * the executor on objects of three components (PCF and PLF), whose SIMD
+//    walk carries each pair's accumulator across the components, against
+//    the scalar ObjectPair.
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
@@ -348,9 +351,10 @@ template <typename T>
 std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
                        const std::shared_ptr<const PcfCollection<T>>& Y, OperationSpec spec,
                        Window<T> w, SymmetricLayout layout, CpuExecutionConfig cfg,
-                       bool linear = false) {
+                       bool linear = false, std::uint32_t components = 1) {
   PairRequest<T> req;
   req.linear = linear;
+  req.components = components;
   req.x = X;
   req.y = Y ? Y : X;
   req.symmetric = !Y;
@@ -358,13 +362,14 @@ std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
   req.window = w;
   std::vector<T> out;
   std::shared_ptr<MatrixWriter<T>> writer;
+  const std::size_t nx = req.row_objects(), ny = req.col_objects();
   if (Y) {
-    out.assign(X->count() * Y->count(), T(-1));
-    writer = std::make_shared<MatrixWriter<T>>(MatrixWriter<T>::dense(out.data(), X->count(), Y->count()));
+    out.assign(nx * ny, T(-1));
+    writer = std::make_shared<MatrixWriter<T>>(MatrixWriter<T>::dense(out.data(), nx, ny));
   } else {
-    out.assign(symmetric_result_size(X->count(), layout, spec.is_kernel()), T(-1));
+    out.assign(symmetric_result_size(nx, layout, spec.is_kernel()), T(-1));
     writer = std::make_shared<MatrixWriter<T>>(
-        MatrixWriter<T>::symmetric(out.data(), X->count(), layout, spec.is_kernel()));
+        MatrixWriter<T>::symmetric(out.data(), nx, layout, spec.is_kernel()));
   }
   req.consumer = writer;
   Task task(make_cpu_work<T>(std::move(req), cfg));
@@ -373,12 +378,17 @@ std::vector<T> run_cpu(const std::shared_ptr<const PcfCollection<T>>& X,
   return out;
 }
 
+// Single functions (components = 1) or objects of `components` functions
+// (DESIGN §11), whose SIMD walk carries each pair's accumulator from one
+// component to the next.
 template <typename T>
-void check_executor(bool linear) {
+void check_executor(bool linear, std::uint32_t components = 1) {
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<std::size_t> len(1, 60);
   std::vector<Fn<T>> xs, ys;
-  for (int k = 0; k < 71; ++k) xs.push_back(random_function<T>(rng, k % 3, len(rng)));
+  for (int k = 0; k < (components == 1 ? 71 : 72); ++k) {
+    xs.push_back(random_function<T>(rng, k % 3, len(rng)));
+  }
   for (int k = 0; k < 45; ++k) ys.push_back(random_function<T>(rng, 5, len(rng)));
   const auto X = collection(xs), Y = collection(ys);
   const OperationSpec specs[] = {OperationSpec::distance(1), OperationSpec::distance(2),
@@ -397,7 +407,8 @@ void check_executor(bool linear) {
           CpuExecutionConfig scalar;
           scalar.simd = CpuSimd::Scalar;
           scalar.threads = 1;
-          const auto want = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar, linear);
+          const auto want =
+              run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, scalar, linear, components);
           for (CpuSimd s : simd_targets()) {
             for (int threads : {1, 2, 3, 7}) {
               for (std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
@@ -405,13 +416,14 @@ void check_executor(bool linear) {
                 cfg.simd = s;
                 cfg.threads = threads;
                 cfg.maxBlockElements = blockElements;
-                const auto got = run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, cfg, linear);
+                const auto got =
+                    run_cpu<T>(X, cross ? Y : nullptr, spec, w, layout, cfg, linear, components);
                 assert_int_equal(got.size(), want.size());
                 for (std::size_t k = 0; k < got.size(); ++k) {
                   if (!same_bits(got[k], want[k])) {
-                    fail_msg("%s executor %s, %d threads, block elements %llu, op %d, %s, layout "
-                             "%d, float%d: element %zu: scalar %.17g, SIMD %.17g",
-                             linear ? "PLF" : "PCF", cpu_simd_name(s), threads, (unsigned long long)blockElements,
+                    fail_msg("%s executor, %u components, %s, %d threads, block elements %llu, "
+                             "op %d, %s, layout %d, float%d: element %zu: scalar %.17g, SIMD %.17g",
+                             linear ? "PLF" : "PCF", components, cpu_simd_name(s), threads, (unsigned long long)blockElements,
                              int(spec.kind), cross ? "cross" : "symmetric", int(layout),
                              int(sizeof(T) * 8), k, double(want[k]), double(got[k]));
                   }
@@ -433,6 +445,13 @@ void test_executor_same_bits_as_scalar(void**) {
 void test_plf_executor_same_bits_as_scalar(void**) {
   check_executor<float>(true);
   check_executor<double>(true);
+}
+
+void test_components_executor_same_bits_as_scalar(void**) {
+  for (bool linear : {false, true}) {
+    check_executor<float>(linear, 3);
+    check_executor<double>(linear, 3);
+  }
 }
 
 // The names and the order of the instruction sets, and the choice from
@@ -471,6 +490,7 @@ int main() {
       cmocka_unit_test(test_executor_same_bits_as_scalar),
       cmocka_unit_test(test_plf_walk_same_bits_as_scalar),
       cmocka_unit_test(test_plf_executor_same_bits_as_scalar),
+      cmocka_unit_test(test_components_executor_same_bits_as_scalar),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -120,305 +120,6 @@ inline BlockScheduler make_cpu_scheduler(std::size_t nRows, std::size_t nCols, B
   return BlockScheduler(c);
 }
 
-namespace detail {
-
-// Computes row i of x against columns [jFirst, jLast] of y, four pairs in
-// lockstep, and hands each value to store(j, value). Operations on
-// piecewise linear functions (IsPlfOperation) take the PLF walk.
-template <typename T, typename Op, typename Store>
-void integrate_row(const PcfDataManager<T>& x, std::size_t i, const PcfDataManager<T>& y,
-                   std::size_t jFirst, std::size_t jLast, const Window<T>& w, const Op& op,
-                   Store store) {
-  constexpr int K = 4;
-  constexpr bool kLinear = IsPlfOperation<Op>::value;
-  const PcfPoint<T>* f = x.data_of(i);
-  const auto nf = static_cast<std::uint32_t>(x.size_of(i));
-  const bool whole = w.is_whole_line();
-  std::size_t j = jFirst;
-  for (; j + K <= jLast + 1; j += K) {
-    const PcfPoint<T>* g[K];
-    std::uint32_t ng[K];
-    T out[K];
-    for (int k = 0; k < K; ++k) {
-      g[k] = y.data_of(j + k);
-      ng[k] = static_cast<std::uint32_t>(y.size_of(j + k));
-    }
-    if constexpr (kLinear) {
-      if (whole) {
-        integrate_plf_pairs_lockstep<K, false>(f, nf, g, ng, w.a, w.b, op, out);
-      } else {
-        integrate_plf_pairs_lockstep<K, true>(f, nf, g, ng, w.a, w.b, op, out);
-      }
-    } else if (whole) {
-      integrate_pairs_lockstep<K, false>(f, nf, g, ng, w.a, w.b, op, out);
-    } else {
-      integrate_pairs_lockstep<K, true>(f, nf, g, ng, w.a, w.b, op, out);
-    }
-    for (int k = 0; k < K; ++k) store(j + k, out[k]);
-  }
-  for (; j <= jLast; ++j) {
-    const auto ng = static_cast<std::uint32_t>(y.size_of(j));
-    if constexpr (kLinear) {
-      store(j, integrate_plf_pair(f, nf, y.data_of(j), ng, w, op));
-    } else {
-      store(j, integrate_pair(f, nf, y.data_of(j), ng, w, op));
-    }
-  }
-}
-
-}  // namespace detail
-
-// One thread's reusable buffers for the SIMD walk of a block.
-template <typename T>
-struct SimdBlockScratch {
-  ShiftedPoints<T> points;
-  std::vector<std::uint32_t> rowFirst, colFirst, colOrder;
-  std::vector<std::uint32_t> f, g, steps;
-  std::vector<std::size_t> slot;
-  std::vector<T> values;
-};
-
-// The block loop every CPU executor shares: the scheduler's blocks taken by
-// `threads` workers from a shared counter, each computed by
-// compute(block, plane, order, control, buffer, scratch) into the worker's
-// own buffer and handed to the request's consumer.
-template <typename T, typename Compute>
-void run_cpu_blocks(const PairRequest<T>& request, const CpuExecutionConfig& cfg,
-                    TaskControl& control, Compute compute) {
-  const PairPlane plane = request.plane();
-  const BlockScheduler scheduler =
-      make_cpu_scheduler(plane.nRows, plane.nCols, request.block_mode(), cfg);
-  BlockConsumer<T>& consumer = *request.consumer;
-  consumer.prepare(plane);
-  const auto& blocks = scheduler.blocks();
-  std::uint64_t total = 0;
-  for (const auto& b : blocks) total += computed_pairs(b, plane.skip);
-  control.set_total(total);
-  const BlockOrder order = consumer.preferred_order();
-  const std::size_t capacity = static_cast<std::size_t>(scheduler.max_block_elements());
-  std::atomic<std::size_t> next{0};
-  const int used = static_cast<int>(std::min<std::size_t>(
-      static_cast<std::size_t>(resolve_thread_count(cfg.threads)), std::max<std::size_t>(blocks.size(), 1)));
-  run_on_threads(used, control, [&](int) {
-    std::vector<T> buf(capacity);
-    SimdBlockScratch<T> scratch;
-    for (;;) {
-      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
-      if (k >= blocks.size()) return;
-      const BlockInfo& b = blocks[k];
-      compute(b, plane, order, control, buf.data(), scratch);
-      consumer.consume(BlockPiece<T>{b, buf.data(), order});
-    }
-  });
-  control.throw_if_cancelled();
-  consumer.finish();
-}
-
-// (r, c) of a block in the consumer's order.
-inline std::size_t block_slot(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
-                              std::size_t nc) {
-  return order == BlockOrder::RowMajor ? r * nc + c : c * nr + r;
-}
-
-// The CPU executor for one operation functor on single functions, piecewise
-// constant or (IsPlfOperation<Op>) piecewise linear.
-template <typename T, typename Op>
-class CpuBlockTask final : public Work {
- public:
-  CpuBlockTask(PairRequest<T> request, Op op, CpuExecutionConfig cfg)
-      : request_(std::move(request)), op_(op), cfg_(cfg) {}
-
-  void run(TaskControl& control) override {
-    CpuSimd simd = cfg_.simd ? *cfg_.simd : cpu_simd_default();
-    if (!cpu_simd_supported(simd) || !HasSimdWalk<Op>::value) simd = CpuSimd::Scalar;
-    run_cpu_blocks(request_, cfg_, control,
-                   [&](const BlockInfo& b, const PairPlane& plane, BlockOrder order,
-                       TaskControl& c, T* buf, SimdBlockScratch<T>& scratch) {
-                     // A block computed by SIMD lanes holds at most 2^30 shifted
-                     // points (32-bit lane indices); a bigger one takes the
-                     // scalar walk.
-                     if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
-                       compute_block_simd(b, plane, order, simd, c, scratch, buf);
-                     } else {
-                       compute_block_scalar(b, plane, order, c, buf);
-                     }
-                   });
-  }
-
-  void discard_output() noexcept override { request_.consumer->poison(); }
-
- private:
-  // Shifted points of a block's row and column functions (sentinels included).
-  std::uint64_t block_points(const BlockInfo& b) const {
-    const auto& dx = request_.x->data();
-    const auto& dy = request_.y->data();
-    return dx.subset_elements(b.rows.first, b.n_rows()) + b.n_rows() +
-           dy.subset_elements(b.cols.first, b.n_cols()) + b.n_cols();
-  }
-
-  // (r, c) of the block in the consumer's order; skipped pairs hold 0.
-  static std::size_t slot_of(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
-                             std::size_t nc) {
-    return block_slot(order, r, c, nr, nc);
-  }
-
-  void compute_block_scalar(const BlockInfo& b, const PairPlane& plane, BlockOrder order,
-                            TaskControl& control, T* buf) const {
-    const auto& dx = request_.x->data();
-    const auto& dy = request_.y->data();
-    const std::size_t nr = b.n_rows(), nc = b.n_cols();
-    for (std::size_t r = 0; r < nr; ++r) {
-      control.throw_if_cancelled();
-      const std::size_t i = b.rows.first + r;
-      const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
-      const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
-      for (std::size_t c = count; c < nc; ++c) buf[slot_of(order, r, c, nr, nc)] = T(0);
-      if (count == 0) continue;
-      detail::integrate_row(dx, i, dy, b.cols.first, end - 1, request_.window, op_,
-                            [&](std::size_t j, T v) {
-                              buf[slot_of(order, r, j - b.cols.first, nr, nc)] = v;
-                            });
-      control.add_done(count);
-    }
-  }
-
-  void compute_block_simd(const BlockInfo& b, const PairPlane& plane, BlockOrder order,
-                          CpuSimd simd, TaskControl& control, SimdBlockScratch<T>& s,
-                          T* buf) const {
-    control.throw_if_cancelled();
-    const auto& dx = request_.x->data();
-    const auto& dy = request_.y->data();
-    const std::size_t nr = b.n_rows(), nc = b.n_cols();
-    // The block's functions in the shifted layout, and their largest
-    // |time| and |value| (for the unchecked fold).
-    s.points.clear();
-    s.rowFirst.resize(nr);
-    s.colFirst.resize(nc);
-    T maxTime = 0, maxValue = 0;
-    auto add = [&](const PcfDataManager<T>& d, std::size_t i) {
-      const PcfPoint<T>* p = d.data_of(i);
-      const std::size_t m = static_cast<std::size_t>(d.size_of(i));
-      for (std::size_t k = 0; k < m; ++k) {
-        maxTime = detail::max_value(maxTime, detail::abs_value(p[k].t));
-        maxValue = detail::max_value(maxValue, detail::abs_value(p[k].v));
-      }
-      if constexpr (IsPlfOperation<Op>::value) {
-        return static_cast<std::uint32_t>(s.points.append_linear(p, m));
-      } else {
-        return static_cast<std::uint32_t>(s.points.append(p, m));
-      }
-    };
-    for (std::size_t r = 0; r < nr; ++r) s.rowFirst[r] = add(dx, b.rows.first + r);
-    const bool sameBands = request_.symmetric && b.rows == b.cols;
-    for (std::size_t c = 0; c < nc; ++c) {
-      s.colFirst[c] = sameBands ? s.rowFirst[c] : add(dy, b.cols.first + c);
-    }
-    // Columns by length, so that the lanes of a group walk about as many
-    // steps (a group runs as long as its longest pair).
-    s.colOrder.resize(nc);
-    std::iota(s.colOrder.begin(), s.colOrder.end(), 0u);
-    std::stable_sort(s.colOrder.begin(), s.colOrder.end(), [&](std::uint32_t x, std::uint32_t y) {
-      return dy.size_of(b.cols.first + x) < dy.size_of(b.cols.first + y);
-    });
-    // The kept pairs, a band of kBand columns against every row in turn.
-    constexpr std::size_t kBand = 32;
-    s.f.clear();
-    s.g.clear();
-    s.steps.clear();
-    s.slot.clear();
-    bool skipped = false;
-    for (std::size_t c0 = 0; c0 < nc; c0 += kBand) {
-      const std::size_t c1 = std::min(nc, c0 + kBand);
-      for (std::size_t r = 0; r < nr; ++r) {
-        const std::size_t i = b.rows.first + r;
-        const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
-        const auto mi = static_cast<std::uint32_t>(dx.size_of(i));
-        for (std::size_t q = c0; q < c1; ++q) {
-          const std::size_t c = s.colOrder[q];
-          if (b.cols.first + c >= end) {
-            skipped = true;
-            continue;
-          }
-          s.f.push_back(s.rowFirst[r]);
-          s.g.push_back(s.colFirst[c]);
-          s.steps.push_back(mi + static_cast<std::uint32_t>(dy.size_of(b.cols.first + c)));
-          s.slot.push_back(slot_of(order, r, c, nr, nc));
-        }
-      }
-    }
-    if (skipped) std::fill(buf, buf + nr * nc, T(0));
-    s.values.resize(s.f.size());
-    bool unchecked = false;
-    if constexpr (IsPlfOperation<Op>::value) {
-      unchecked = plf_tame_walk_allowed<T>(op_, maxTime, maxValue);
-    } else {
-      unchecked = unchecked_fold_allowed(request_.window, op_, maxTime, maxValue);
-    }
-    // Pieces of the batch, so that cancellation and progress move within a
-    // block.
-    constexpr std::size_t kPiece = 2048;
-    for (std::size_t first = 0; first < s.f.size(); first += kPiece) {
-      control.throw_if_cancelled();
-      PairBatch<T> batch;
-      batch.points = s.points.points.data();
-      batch.pointCount = s.points.points.size();
-      batch.count = std::min(kPiece, s.f.size() - first);
-      batch.f = s.f.data() + first;
-      batch.g = s.g.data() + first;
-      batch.steps = s.steps.data() + first;
-      batch.out = s.values.data() + first;
-      if constexpr (IsPlfOperation<Op>::value) {
-        walk_plf_pairs_simd(simd, batch, request_.window, op_, unchecked);
-      } else {
-        walk_pairs_simd(simd, batch, request_.window, op_, unchecked);
-      }
-      control.add_done(batch.count);
-    }
-    for (std::size_t k = 0; k < s.values.size(); ++k) buf[s.slot[k]] = s.values[k];
-  }
-
-  PairRequest<T> request_;
-  Op op_;
-  CpuExecutionConfig cfg_;
-};
-
-// The CPU executor for pairs whose value value(i, j) is computed one pair at
-// a time (objects of several components, DESIGN §11).
-template <typename T, typename PairValue>
-class CpuPairValueTask final : public Work {
- public:
-  CpuPairValueTask(PairRequest<T> request, PairValue value, CpuExecutionConfig cfg)
-      : request_(std::move(request)), value_(std::move(value)), cfg_(cfg) {}
-
-  void run(TaskControl& control) override {
-    run_cpu_blocks(request_, cfg_, control,
-                   [&](const BlockInfo& b, const PairPlane& plane, BlockOrder order,
-                       TaskControl& c, T* buf, SimdBlockScratch<T>&) {
-                     const std::size_t nr = b.n_rows(), nc = b.n_cols();
-                     for (std::size_t r = 0; r < nr; ++r) {
-                       c.throw_if_cancelled();
-                       const std::size_t i = b.rows.first + r;
-                       const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
-                       const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
-                       for (std::size_t q = count; q < nc; ++q) {
-                         buf[block_slot(order, r, q, nr, nc)] = T(0);
-                       }
-                       value_.row(i, b.cols.first, count, [&](std::size_t q, T v) {
-                         buf[block_slot(order, r, q, nr, nc)] = v;
-                       });
-                       c.add_done(count);
-                     }
-                   });
-  }
-
-  void discard_output() noexcept override { request_.consumer->poison(); }
-
- private:
-  PairRequest<T> request_;
-  PairValue value_;
-  CpuExecutionConfig cfg_;
-};
-
 // The value of a pair of objects of K components (K = 1: single functions),
 // walked by Walk (PairWalk for piecewise constant functions, PlfPairWalk
 // for piecewise linear ones): the components' walks share one accumulator,
@@ -495,6 +196,256 @@ template <typename T, typename Op>
 using PcfObjectPair = ObjectPair<T, Op, PairWalk>;
 template <typename T, typename Op>
 using PlfObjectPair = ObjectPair<T, Op, PlfPairWalk>;
+// The object pair of an operation's function type.
+template <typename T, typename Op>
+using ObjectPairOf =
+    std::conditional_t<IsPlfOperation<Op>::value, PlfObjectPair<T, Op>, PcfObjectPair<T, Op>>;
+
+// One thread's reusable buffers for the SIMD walk of a block.
+template <typename T>
+struct SimdBlockScratch {
+  ShiftedPoints<T> points;
+  std::vector<std::uint32_t> rowFirst, colFirst, colOrder, rowSize, colSize;
+  std::vector<std::uint32_t> pairRow, pairCol, f, g, steps;
+  std::vector<std::size_t> slot;
+  std::vector<T> values;
+};
+
+// The block loop of the CPU executor: the scheduler's blocks taken by
+// `threads` workers from a shared counter, each computed by
+// compute(block, plane, order, control, buffer, scratch) into the worker's
+// own buffer and handed to the request's consumer.
+template <typename T, typename Compute>
+void run_cpu_blocks(const PairRequest<T>& request, const CpuExecutionConfig& cfg,
+                    TaskControl& control, Compute compute) {
+  const PairPlane plane = request.plane();
+  const BlockScheduler scheduler =
+      make_cpu_scheduler(plane.nRows, plane.nCols, request.block_mode(), cfg);
+  BlockConsumer<T>& consumer = *request.consumer;
+  consumer.prepare(plane);
+  const auto& blocks = scheduler.blocks();
+  std::uint64_t total = 0;
+  for (const auto& b : blocks) total += computed_pairs(b, plane.skip);
+  control.set_total(total);
+  const BlockOrder order = consumer.preferred_order();
+  const std::size_t capacity = static_cast<std::size_t>(scheduler.max_block_elements());
+  std::atomic<std::size_t> next{0};
+  const int used = static_cast<int>(std::min<std::size_t>(
+      static_cast<std::size_t>(resolve_thread_count(cfg.threads)), std::max<std::size_t>(blocks.size(), 1)));
+  run_on_threads(used, control, [&](int) {
+    std::vector<T> buf(capacity);
+    SimdBlockScratch<T> scratch;
+    for (;;) {
+      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= blocks.size()) return;
+      const BlockInfo& b = blocks[k];
+      compute(b, plane, order, control, buf.data(), scratch);
+      consumer.consume(BlockPiece<T>{b, buf.data(), order});
+    }
+  });
+  control.throw_if_cancelled();
+  consumer.finish();
+}
+
+// (r, c) of a block in the consumer's order.
+inline std::size_t block_slot(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
+                              std::size_t nc) {
+  return order == BlockOrder::RowMajor ? r * nc + c : c * nr + r;
+}
+
+// The CPU executor for one operation functor, on piecewise constant or
+// (IsPlfOperation<Op>) piecewise linear functions, single or objects of
+// several components (DESIGN §11: a block's pairs are walked component by
+// component, each pair's accumulator carried from one to the next and
+// finalized after the last, as ObjectPair does it).
+template <typename T, typename Op>
+class CpuBlockTask final : public Work {
+ public:
+  CpuBlockTask(PairRequest<T> request, Op op, CpuExecutionConfig cfg)
+      : request_(std::move(request)), op_(op), cfg_(cfg) {}
+
+  void run(TaskControl& control) override {
+    CpuSimd simd = cfg_.simd ? *cfg_.simd : cpu_simd_default();
+    if (!cpu_simd_supported(simd) || !HasSimdWalk<Op>::value) simd = CpuSimd::Scalar;
+    run_cpu_blocks(request_, cfg_, control,
+                   [&](const BlockInfo& b, const PairPlane& plane, BlockOrder order,
+                       TaskControl& c, T* buf, SimdBlockScratch<T>& scratch) {
+                     // A block computed by SIMD lanes holds at most 2^30 shifted
+                     // points (32-bit lane indices); a bigger one takes the
+                     // scalar walk.
+                     if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
+                       compute_block_simd(b, plane, order, simd, c, scratch, buf);
+                     } else {
+                       compute_block_scalar(b, plane, order, c, buf);
+                     }
+                   });
+  }
+
+  void discard_output() noexcept override { request_.consumer->poison(); }
+
+ private:
+  // Shifted points of a block's row and column functions, all components
+  // (sentinels included; a component's layout holds fewer).
+  std::uint64_t block_points(const BlockInfo& b) const {
+    const auto& dx = request_.x->data();
+    const auto& dy = request_.y->data();
+    const std::size_t K = request_.components;
+    return dx.subset_elements(b.rows.first * K, b.n_rows() * K) + b.n_rows() * K +
+           dy.subset_elements(b.cols.first * K, b.n_cols() * K) + b.n_cols() * K;
+  }
+
+  // (r, c) of the block in the consumer's order; skipped pairs hold 0.
+  static std::size_t slot_of(BlockOrder order, std::size_t r, std::size_t c, std::size_t nr,
+                             std::size_t nc) {
+    return block_slot(order, r, c, nr, nc);
+  }
+
+  void compute_block_scalar(const BlockInfo& b, const PairPlane& plane, BlockOrder order,
+                            TaskControl& control, T* buf) const {
+    const std::size_t nr = b.n_rows(), nc = b.n_cols();
+    const ObjectPairOf<T, Op> value{request_.x, request_.y, request_.components, request_.window,
+                                    op_};
+    for (std::size_t r = 0; r < nr; ++r) {
+      control.throw_if_cancelled();
+      const std::size_t i = b.rows.first + r;
+      const std::size_t end = kept_column_end(i, plane.skip, b.cols.last + 1);
+      const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
+      for (std::size_t c = count; c < nc; ++c) buf[slot_of(order, r, c, nr, nc)] = T(0);
+      if (count == 0) continue;
+      value.row(i, b.cols.first, count,
+                [&](std::size_t q, T v) { buf[slot_of(order, r, q, nr, nc)] = v; });
+      control.add_done(count);
+    }
+  }
+
+  void compute_block_simd(const BlockInfo& b, const PairPlane& plane, BlockOrder order,
+                          CpuSimd simd, TaskControl& control, SimdBlockScratch<T>& s,
+                          T* buf) const {
+    constexpr bool kLinear = IsPlfOperation<Op>::value;
+    control.throw_if_cancelled();
+    const auto& dx = request_.x->data();
+    const auto& dy = request_.y->data();
+    const std::size_t K = request_.components;
+    const std::size_t nr = b.n_rows(), nc = b.n_cols();
+    const bool sameBands = request_.symmetric && b.rows == b.cols;
+    auto objectPoints = [&](const PcfDataManager<T>& d, std::size_t o) {
+      std::size_t m = 0;
+      for (std::size_t k = 0; k < K; ++k) m += static_cast<std::size_t>(d.size_of(o * K + k));
+      return m;
+    };
+    // Columns by length, so that the lanes of a group walk about as many
+    // steps (a group runs as long as its longest pair).
+    s.colOrder.resize(nc);
+    std::iota(s.colOrder.begin(), s.colOrder.end(), 0u);
+    std::stable_sort(s.colOrder.begin(), s.colOrder.end(), [&](std::uint32_t x, std::uint32_t y) {
+      return objectPoints(dy, b.cols.first + x) < objectPoints(dy, b.cols.first + y);
+    });
+    // The kept pairs, a band of kBand columns against every row in turn.
+    constexpr std::size_t kBand = 32;
+    s.pairRow.clear();
+    s.pairCol.clear();
+    s.slot.clear();
+    bool skipped = false;
+    for (std::size_t c0 = 0; c0 < nc; c0 += kBand) {
+      const std::size_t c1 = std::min(nc, c0 + kBand);
+      for (std::size_t r = 0; r < nr; ++r) {
+        const std::size_t end = kept_column_end(b.rows.first + r, plane.skip, b.cols.last + 1);
+        for (std::size_t q = c0; q < c1; ++q) {
+          const std::size_t c = s.colOrder[q];
+          if (b.cols.first + c >= end) {
+            skipped = true;
+            continue;
+          }
+          s.pairRow.push_back(static_cast<std::uint32_t>(r));
+          s.pairCol.push_back(static_cast<std::uint32_t>(c));
+          s.slot.push_back(slot_of(order, r, c, nr, nc));
+        }
+      }
+    }
+    if (skipped) std::fill(buf, buf + nr * nc, T(0));
+    const std::size_t count = s.slot.size();
+    s.f.resize(count);
+    s.g.resize(count);
+    s.steps.resize(count);
+    s.values.resize(count);
+    // Objects: each pair's accumulator from one component to the next.
+    std::vector<op_acc_t<Op>> carry(K > 1 ? count : 0, op_.init());
+    s.rowFirst.resize(nr);
+    s.colFirst.resize(nc);
+    s.rowSize.resize(nr);
+    s.colSize.resize(nc);
+    for (std::size_t k = 0; k < K; ++k) {
+      // Component k of the block's objects in the walk's layout, and their
+      // largest |time| and |value| (for the unchecked fold / tame walk).
+      s.points.clear();
+      T maxTime = 0, maxValue = 0;
+      auto add = [&](const PcfDataManager<T>& d, std::size_t o, std::uint32_t& size) {
+        const std::size_t i = o * K + k;
+        const PcfPoint<T>* p = d.data_of(i);
+        const std::size_t m = static_cast<std::size_t>(d.size_of(i));
+        for (std::size_t e = 0; e < m; ++e) {
+          maxTime = detail::max_value(maxTime, detail::abs_value(p[e].t));
+          maxValue = detail::max_value(maxValue, detail::abs_value(p[e].v));
+        }
+        size = static_cast<std::uint32_t>(m);
+        if constexpr (kLinear) {
+          return static_cast<std::uint32_t>(s.points.append_linear(p, m));
+        } else {
+          return static_cast<std::uint32_t>(s.points.append(p, m));
+        }
+      };
+      for (std::size_t r = 0; r < nr; ++r) s.rowFirst[r] = add(dx, b.rows.first + r, s.rowSize[r]);
+      for (std::size_t c = 0; c < nc; ++c) {
+        if (sameBands) {
+          s.colFirst[c] = s.rowFirst[c];
+          s.colSize[c] = s.rowSize[c];
+        } else {
+          s.colFirst[c] = add(dy, b.cols.first + c, s.colSize[c]);
+        }
+      }
+      for (std::size_t q = 0; q < count; ++q) {
+        s.f[q] = s.rowFirst[s.pairRow[q]];
+        s.g[q] = s.colFirst[s.pairCol[q]];
+        s.steps[q] = s.rowSize[s.pairRow[q]] + s.colSize[s.pairCol[q]];
+      }
+      bool unchecked = false;
+      if constexpr (kLinear) {
+        unchecked = plf_tame_walk_allowed<T>(op_, maxTime, maxValue);
+      } else {
+        unchecked = unchecked_fold_allowed(request_.window, op_, maxTime, maxValue);
+      }
+      // Pieces of the batch, so that cancellation and progress move within
+      // a block.
+      constexpr std::size_t kPiece = 2048;
+      for (std::size_t first = 0; first < count; first += kPiece) {
+        control.throw_if_cancelled();
+        PairBatch<T> batch;
+        batch.points = s.points.points.data();
+        batch.pointCount = s.points.points.size();
+        batch.count = std::min(kPiece, count - first);
+        batch.f = s.f.data() + first;
+        batch.g = s.g.data() + first;
+        batch.steps = s.steps.data() + first;
+        batch.out = s.values.data() + first;
+        op_acc_t<Op>* c = K > 1 ? carry.data() + first : nullptr;
+        if constexpr (kLinear) {
+          walk_plf_pairs_simd(simd, batch, request_.window, op_, unchecked, c);
+        } else {
+          walk_pairs_simd(simd, batch, request_.window, op_, unchecked, c);
+        }
+        if (k + 1 == K) control.add_done(batch.count);
+      }
+    }
+    if (K > 1) {
+      for (std::size_t q = 0; q < count; ++q) s.values[q] = op_.finalize(carry[q]);
+    }
+    for (std::size_t q = 0; q < count; ++q) buf[s.slot[q]] = s.values[q];
+  }
+
+  PairRequest<T> request_;
+  Op op_;
+  CpuExecutionConfig cfg_;
+};
 
 // An operation spec's functor for the request's function type, handed to fn
 // with a tag saying which walk it takes.

@@ -188,6 +188,7 @@ struct PlfFoldL1 {
       return {hn::IfThenElse(keep, hn::Add(acc.s, term), acc.s)};
     }
   }
+  HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.s, D(), out); }
 };
 
@@ -226,12 +227,12 @@ struct PlfFoldL2 {
                           [](V r) { return hn::Mul(r, r); });
     return acc;
   }
+  HWY_INLINE Acc Load(const ScaledPowerSum<T>* in) const {
+    const ScaledLanes<D> l = LoadScaled<D>(in);
+    return {l.scale, l.sum};
+  }
   HWY_INLINE void Extract(const Acc& acc, ScaledPowerSum<T>* out) const {
-    HWY_ALIGN T s[N];
-    HWY_ALIGN T u[N];
-    hn::Store(acc.scale, D(), s);
-    hn::Store(acc.sum, D(), u);
-    for (std::size_t k = 0; k < N; ++k) out[k] = ScaledPowerSum<T>{s[k], u[k]};
+    ExtractScaled<D>(acc.scale, acc.sum, out);
   }
 };
 
@@ -305,12 +306,12 @@ struct PlfFoldLp {
     });
     return acc;
   }
+  HWY_INLINE Acc Load(const ScaledPowerSum<T>* in) const {
+    const ScaledLanes<D> l = LoadScaled<D>(in);
+    return {l.scale, l.sum};
+  }
   HWY_INLINE void Extract(const Acc& acc, ScaledPowerSum<T>* out) const {
-    HWY_ALIGN T s[N];
-    HWY_ALIGN T u[N];
-    hn::Store(acc.scale, D(), s);
-    hn::Store(acc.sum, D(), u);
-    for (std::size_t k = 0; k < N; ++k) out[k] = ScaledPowerSum<T>{s[k], u[k]};
+    ExtractScaled<D>(acc.scale, acc.sum, out);
   }
 };
 
@@ -331,6 +332,7 @@ struct PlfFoldLinf {
     const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Gt(x, acc.m));
     return {hn::IfThenElse(keep, x, acc.m)};
   }
+  HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.m, D(), out); }
 };
 
@@ -370,6 +372,7 @@ struct PlfFoldInner {
       return {hn::IfThenElse(keep, hn::Add(acc.s, hn::Mul(ww, s)), acc.s)};
     }
   }
+  HWY_INLINE Acc Load(const double* in) const { return {hn::LoadU(DD(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, double* out) const { hn::StoreU(acc.s, DD(), out); }
 };
 
@@ -502,8 +505,9 @@ HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* fStart,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* gStart,
                              const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* steps,
-                             std::uint32_t minSteps, std::uint32_t maxSteps, T wa, T wb, T* tOut,
-                             T* avOut, T* bvOut, hn::TFromD<hn::RebindToSigned<DT<T, N>>>* aiOut,
+                             std::uint32_t minSteps, std::uint32_t maxSteps, T wa, T wb,
+                             const typename Fold::Acc* init, T* tOut, T* avOut, T* bvOut,
+                             hn::TFromD<hn::RebindToSigned<DT<T, N>>>* aiOut,
                              typename Fold::Acc* accOut) {
   using D = DT<T, N>;
   using DI = hn::RebindToSigned<D>;
@@ -540,7 +544,7 @@ HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
     L.t[k] = L.A[k].t1;  // min_value(f0.t, g0.t)
     L.av[k] = hn::Zero(d);
     L.bv[k] = hn::Zero(d);
-    acc[k] = fold.Init();
+    acc[k] = init ? init[k] : fold.Init();
   }
   const auto all = hn::FirstN(d, N);
   std::uint32_t s = 0;
@@ -575,9 +579,11 @@ HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
 }
 
 // Every pair of the batch, in groups of K * N (the last group padded with
-// copies of its last pair, whose results are dropped).
+// copies of its last pair, whose results are dropped). carry: see
+// walk_plf_pairs_simd.
 template <int K, std::size_t N, bool Windowed, bool Tame, typename T, class Op, class Fold>
-void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, const Fold& fold) {
+void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, const Fold& fold,
+                  ScalarAcc<Op>* carry) {
   using TI = hn::TFromD<hn::RebindToSigned<DT<T, N>>>;
   constexpr std::size_t G = K * N;
   HWY_ALIGN TI fs[G];
@@ -588,6 +594,7 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
   HWY_ALIGN T fvl[G];
   HWY_ALIGN T gvl[G];
   ScalarAcc<Op> accl[G];
+  typename Fold::Acc init[K];
   typename Fold::Acc acc[K];
   const T inf = std::numeric_limits<T>::infinity();
   for (std::size_t first = 0; first < batch.count; first += G) {
@@ -600,9 +607,13 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
       st[l] = static_cast<TI>(batch.steps[k]);
       minSteps = std::min(minSteps, batch.steps[k]);
       maxSteps = std::max(maxSteps, batch.steps[k]);
+      if (carry) accl[l] = carry[k];
+    }
+    if (carry) {
+      for (int k = 0; k < K; ++k) init[k] = fold.Load(accl + k * N);
     }
     PlfWalkGroup<K, Windowed, Tame, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps, w.a,
-                                          w.b, tl, fvl, gvl, aiEnd, acc);
+                                          w.b, carry ? init : nullptr, tl, fvl, gvl, aiEnd, acc);
     for (int k = 0; k < K; ++k) fold.Extract(acc[k], accl + k * N);
     // The unbounded last piece [t, +inf), both constant, and the
     // finalisation, with PlfPairWalk's code (A and B in the roles of f and
@@ -615,7 +626,11 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
       const auto a = detail::plf_fold_piece<true>(accl[l], op, tl[l], inf, fvl[l], fvl[l], gvl[l],
                                                   gvl[l], aSentinel, 1u, 1u, bSentinel, 1u, 1u,
                                                   w.a, w.b);
-      batch.out[k] = op.finalize(a);
+      if (carry) {
+        carry[k] = a;
+      } else {
+        batch.out[k] = op.finalize(a);
+      }
     }
   }
 }
@@ -631,42 +646,48 @@ constexpr int kPlfChains = MPCF_SIMD_PLF_CHAINS;
 // drop their halvings when tame and their tests on the tame whole line).
 template <template <typename, std::size_t, bool, bool> class Fold, std::size_t N, typename T,
           class Op>
-void PlfWalkPaths(const PairBatch<T>& b, const Window<T>& w, const Op& op, bool tame) {
+void PlfWalkPaths(const PairBatch<T>& b, const Window<T>& w, const Op& op, bool tame,
+                  ScalarAcc<Op>* carry) {
   if (w.is_whole_line()) {
     if (tame) {
-      PlfWalkBatch<kPlfChains, N, false, true>(b, w, op, Fold<T, N, true, true>(op));
+      PlfWalkBatch<kPlfChains, N, false, true>(b, w, op, Fold<T, N, true, true>(op), carry);
     } else {
-      PlfWalkBatch<kPlfChains, N, false, false>(b, w, op, Fold<T, N, false, false>(op));
+      PlfWalkBatch<kPlfChains, N, false, false>(b, w, op, Fold<T, N, false, false>(op), carry);
     }
   } else if (tame) {
-    PlfWalkBatch<kPlfChains, N, true, true>(b, w, op, Fold<T, N, true, false>(op));
+    PlfWalkBatch<kPlfChains, N, true, true>(b, w, op, Fold<T, N, true, false>(op), carry);
   } else {
-    PlfWalkBatch<kPlfChains, N, true, false>(b, w, op, Fold<T, N, false, false>(op));
+    PlfWalkBatch<kPlfChains, N, true, false>(b, w, op, Fold<T, N, false, false>(op), carry);
   }
 }
 
 // The entry points of this target (one per operation).
 template <typename T>
-void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL1Dist<T>& op, bool tame) {
-  PlfWalkPaths<PlfFoldL1, LanesFor<T>()>(b, w, op, tame);
+void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL1Dist<T>& op, bool tame,
+             ScalarAcc<PlfOperationL1Dist<T>>* carry) {
+  PlfWalkPaths<PlfFoldL1, LanesFor<T>()>(b, w, op, tame, carry);
 }
 template <typename T>
-void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL2Dist<T>& op, bool tame) {
-  PlfWalkPaths<PlfFoldL2, LanesFor<T>()>(b, w, op, tame);
+void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL2Dist<T>& op, bool tame,
+             ScalarAcc<PlfOperationL2Dist<T>>* carry) {
+  PlfWalkPaths<PlfFoldL2, LanesFor<T>()>(b, w, op, tame, carry);
 }
 template <typename T>
-void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationLpDist<T>& op, bool tame) {
-  PlfWalkPaths<PlfFoldLp, LanesFor<T>()>(b, w, op, tame);
+void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationLpDist<T>& op, bool tame,
+             ScalarAcc<PlfOperationLpDist<T>>* carry) {
+  PlfWalkPaths<PlfFoldLp, LanesFor<T>()>(b, w, op, tame, carry);
 }
 template <typename T>
 void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationLinfDist<T>& op,
-             bool tame) {
-  PlfWalkPaths<PlfFoldLinf, LanesFor<T>()>(b, w, op, tame);
+             bool tame,
+             ScalarAcc<PlfOperationLinfDist<T>>* carry) {
+  PlfWalkPaths<PlfFoldLinf, LanesFor<T>()>(b, w, op, tame, carry);
 }
 template <typename T>
 void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL2InnerProduct<T>& op,
-             bool tame) {
-  PlfWalkPaths<PlfFoldInner, LanesFor<double>()>(b, w, op, tame);
+             bool tame,
+             ScalarAcc<PlfOperationL2InnerProduct<T>>* carry) {
+  PlfWalkPaths<PlfFoldInner, LanesFor<double>()>(b, w, op, tame, carry);
 }
 
 }  // namespace HWY_NAMESPACE

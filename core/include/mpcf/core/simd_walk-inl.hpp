@@ -149,6 +149,7 @@ struct FoldL1 {
       return {hn::IfThenElse(keep, hn::Add(acc.s, hn::Mul(w, x)), acc.s)};
     }
   }
+  HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.s, D(), out); }
 };
 
@@ -171,6 +172,7 @@ struct FoldLinf {
     const auto keep = hn::And(hn::Gt(w, hn::Zero(d)), hn::Gt(x, acc.m));
     return {hn::IfThenElse(keep, x, acc.m)};
   }
+  HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.m, D(), out); }
 };
 
@@ -203,6 +205,35 @@ HWY_INLINE void ScaledFoldLanes(D d, V& scale, V& sum, V w, V x, Pow pow_of_rati
   const V nscale = hn::IfThenElse(up, x, scale);
   scale = hn::IfThenElse(keep, nscale, scale);
   sum = hn::IfThenElse(keep, nsum, sum);
+}
+
+// Scaled power sums of N lanes from and to their scalar form.
+template <class D, class V = hn::Vec<D>>
+struct ScaledLanes {
+  V scale;
+  V sum;
+};
+template <class D>
+HWY_INLINE ScaledLanes<D> LoadScaled(const ScaledPowerSum<hn::TFromD<D>>* in) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t N = hn::MaxLanes(D());
+  HWY_ALIGN T s[N];
+  HWY_ALIGN T u[N];
+  for (std::size_t k = 0; k < N; ++k) {
+    s[k] = in[k].scale;
+    u[k] = in[k].sum;
+  }
+  return {hn::Load(D(), s), hn::Load(D(), u)};
+}
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void ExtractScaled(V scale, V sum, ScaledPowerSum<hn::TFromD<D>>* out) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t N = hn::MaxLanes(D());
+  HWY_ALIGN T s[N];
+  HWY_ALIGN T u[N];
+  hn::Store(scale, D(), s);
+  hn::Store(sum, D(), u);
+  for (std::size_t k = 0; k < N; ++k) out[k] = ScaledPowerSum<T>{s[k], u[k]};
 }
 
 // Lp distances as scaled power sums (detail::scaled_fold), lane by lane the
@@ -246,12 +277,12 @@ struct FoldScaled {
     });
     return acc;
   }
+  HWY_INLINE Acc Load(const ScaledPowerSum<T>* in) const {
+    const ScaledLanes<D> l = LoadScaled<D>(in);
+    return {l.scale, l.sum};
+  }
   HWY_INLINE void Extract(const Acc& acc, ScaledPowerSum<T>* out) const {
-    HWY_ALIGN T s[N];
-    HWY_ALIGN T u[N];
-    hn::Store(acc.scale, D(), s);
-    hn::Store(acc.sum, D(), u);
-    for (std::size_t k = 0; k < N; ++k) out[k] = ScaledPowerSum<T>{s[k], u[k]};
+    ExtractScaled<D>(acc.scale, acc.sum, out);
   }
 };
 
@@ -289,6 +320,7 @@ struct FoldInner {
       return {hn::IfThenElse(keep, hn::Add(acc.s, hn::Mul(w, x)), acc.s)};
     }
   }
+  HWY_INLINE Acc Load(const double* in) const { return {hn::LoadU(DD(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, double* out) const { hn::StoreU(acc.s, DD(), out); }
 };
 
@@ -301,8 +333,9 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* fStart,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* gStart,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* steps,
-                          std::uint32_t minSteps, std::uint32_t maxSteps, T* tOut, T* fvOut,
-                          T* gvOut, typename Fold::Acc* accOut) {
+                          std::uint32_t minSteps, std::uint32_t maxSteps,
+                          const typename Fold::Acc* init, T* tOut, T* fvOut, T* gvOut,
+                          typename Fold::Acc* accOut) {
   using D = DT<T, N>;
   using DI = hn::RebindToSigned<D>;
   using TI = hn::TFromD<DI>;
@@ -324,7 +357,7 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
     GatherPoints(d, pts, fi[k], fT[k], fV[k]);
     GatherPoints(d, pts, gi, gT[k], gV[k]);
     t[k] = hn::IfThenElse(hn::Lt(gT[k], fT[k]), gT[k], fT[k]);  // min_value(f0.t, g0.t)
-    acc[k] = fold.Init();
+    acc[k] = init ? init[k] : fold.Init();
   }
   std::uint32_t s = 0;
   for (; s < minSteps; ++s) {
@@ -392,9 +425,11 @@ template <class Op>
 using ScalarAcc = op_acc_t<Op>;
 
 // Every pair of the batch, in groups of K * N (the last group padded with
-// copies of its last pair, whose results are dropped).
+// copies of its last pair, whose results are dropped). carry: see
+// walk_pairs_simd.
 template <int K, std::size_t N, typename T, class Op, class Fold>
-void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, const Fold& fold) {
+void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, const Fold& fold,
+               ScalarAcc<Op>* carry) {
   using TI = hn::TFromD<hn::RebindToSigned<DT<T, N>>>;
   constexpr std::size_t G = K * N;
   HWY_ALIGN TI fs[G];
@@ -404,6 +439,7 @@ void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, cons
   HWY_ALIGN T fvl[G];
   HWY_ALIGN T gvl[G];
   ScalarAcc<Op> accl[G];
+  typename Fold::Acc init[K];
   typename Fold::Acc acc[K];
   const T inf = std::numeric_limits<T>::infinity();
   for (std::size_t first = 0; first < batch.count; first += G) {
@@ -416,15 +452,24 @@ void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, cons
       st[l] = static_cast<TI>(batch.steps[k]);
       minSteps = std::min(minSteps, batch.steps[k]);
       maxSteps = std::max(maxSteps, batch.steps[k]);
+      if (carry) accl[l] = carry[k];
     }
-    WalkGroup<K, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps, tl, fvl, gvl, acc);
+    if (carry) {
+      for (int k = 0; k < K; ++k) init[k] = fold.Load(accl + k * N);
+    }
+    WalkGroup<K, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps, carry ? init : nullptr,
+                       tl, fvl, gvl, acc);
     for (int k = 0; k < K; ++k) fold.Extract(acc[k], accl + k * N);
     // The unbounded last rectangle [t, +inf) and the finalisation, as
-    // integrate_pair does them.
+    // integrate_pair does them (PairWalk::accumulate with a carry).
     for (std::size_t l = 0; l < n; ++l) {
       const auto a = op.fold(accl[l], detail::clipped_width<true>(tl[l], inf, w.a, w.b),
                              op.integrand(fvl[l], gvl[l]));
-      batch.out[first + l] = op.finalize(a);
+      if (carry) {
+        carry[first + l] = a;
+      } else {
+        batch.out[first + l] = op.finalize(a);
+      }
     }
   }
 }
@@ -441,62 +486,42 @@ constexpr std::size_t LanesFor() {
 // Independent vectors walked in lockstep.
 constexpr int kChains = MPCF_SIMD_CHAINS;
 
-template <typename T>
-void WalkL1(const PairBatch<T>& b, const Window<T>& w, const OperationL1Dist<T>& op, bool unchecked) {
-  constexpr std::size_t N = LanesFor<T>();
-  if (unchecked) {
-    WalkBatch<kChains, N>(b, w, op, FoldL1<T, N, true>(w, op));
-  } else {
-    WalkBatch<kChains, N>(b, w, op, FoldL1<T, N, false>(w, op));
-  }
-}
-template <typename T>
-void WalkLinf(const PairBatch<T>& b, const Window<T>& w, const OperationLinfDist<T>& op) {
-  constexpr std::size_t N = LanesFor<T>();
-  WalkBatch<kChains, N>(b, w, op, FoldLinf<T, N>(w, op));
-}
-template <typename T>
-void WalkL2(const PairBatch<T>& b, const Window<T>& w, const OperationL2Dist<T>& op) {
-  constexpr std::size_t N = LanesFor<T>();
-  WalkBatch<kChains, N>(b, w, op, FoldScaled<T, N, true>(w, op));
-}
-template <typename T>
-void WalkLp(const PairBatch<T>& b, const Window<T>& w, const OperationLpDist<T>& op) {
-  constexpr std::size_t N = LanesFor<T>();
-  WalkBatch<kChains, N>(b, w, op, FoldScaled<T, N, false>(w, op));
-}
-template <typename T>
-void WalkInner(const PairBatch<T>& b, const Window<T>& w, const OperationL2InnerProduct<T>& op,
-               bool unchecked) {
-  constexpr std::size_t N = LanesFor<double>();
-  if (unchecked) {
-    WalkBatch<kChains, N>(b, w, op, FoldInner<T, N, true>(w, op));
-  } else {
-    WalkBatch<kChains, N>(b, w, op, FoldInner<T, N, false>(w, op));
-  }
-}
-
 // The entry points of this target (plain functions: one per operation).
 template <typename T>
-void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL1Dist<T>& op, bool unchecked) {
-  WalkL1(b, w, op, unchecked);
+void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL1Dist<T>& op, bool unchecked,
+          T* carry) {
+  constexpr std::size_t N = LanesFor<T>();
+  if (unchecked) {
+    WalkBatch<kChains, N>(b, w, op, FoldL1<T, N, true>(w, op), carry);
+  } else {
+    WalkBatch<kChains, N>(b, w, op, FoldL1<T, N, false>(w, op), carry);
+  }
 }
 template <typename T>
-void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationLinfDist<T>& op, bool) {
-  WalkLinf(b, w, op);
+void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationLinfDist<T>& op, bool,
+          T* carry) {
+  WalkBatch<kChains, LanesFor<T>()>(b, w, op, FoldLinf<T, LanesFor<T>()>(w, op), carry);
 }
 template <typename T>
-void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL2Dist<T>& op, bool) {
-  WalkL2(b, w, op);
+void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL2Dist<T>& op, bool,
+          ScaledPowerSum<T>* carry) {
+  WalkBatch<kChains, LanesFor<T>()>(b, w, op, FoldScaled<T, LanesFor<T>(), true>(w, op), carry);
 }
 template <typename T>
-void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationLpDist<T>& op, bool) {
-  WalkLp(b, w, op);
+void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationLpDist<T>& op, bool,
+          ScaledPowerSum<T>* carry) {
+  WalkBatch<kChains, LanesFor<T>()>(b, w, op, FoldScaled<T, LanesFor<T>(), false>(w, op), carry);
 }
+// Float32 inner products: as many float lanes as double lanes.
 template <typename T>
 void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL2InnerProduct<T>& op,
-          bool unchecked) {
-  WalkInner(b, w, op, unchecked);
+          bool unchecked, double* carry) {
+  constexpr std::size_t N = LanesFor<double>();
+  if (unchecked) {
+    WalkBatch<kChains, N>(b, w, op, FoldInner<T, N, true>(w, op), carry);
+  } else {
+    WalkBatch<kChains, N>(b, w, op, FoldInner<T, N, false>(w, op), carry);
+  }
 }
 
 }  // namespace HWY_NAMESPACE

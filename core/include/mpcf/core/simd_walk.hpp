@@ -121,22 +121,31 @@ bool unchecked_fold_allowed(const Window<T>& w, const Op& op, T maxAbsTime, T ma
 
 // Walks every pair of the batch with the instruction set `s` (not Scalar,
 // and cpu_simd_supported(s)). `unchecked`: see unchecked_fold_allowed.
-// out[k] is bitwise integrate_pair(f_k, g_k, w, op).
+// out[k] is bitwise integrate_pair(f_k, g_k, w, op). With `carry` (objects
+// of several components, DESIGN §11), pair k's walk starts from carry[k]
+// instead of op.init() and leaves its accumulated value, not finalized, in
+// carry[k] (out is not written): bitwise PairWalk's continue_from(carry[k])
+// and accumulate.
 template <typename T, typename Op>
 void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
-                     bool unchecked);
+                     bool unchecked, op_acc_t<Op>* carry = nullptr);
 
-#define MPCF_SIMD_WALK_DECLARE(T)                                                                 \
-  extern template void walk_pairs_simd<T, OperationL1Dist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool);           \
-  extern template void walk_pairs_simd<T, OperationL2Dist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool);           \
-  extern template void walk_pairs_simd<T, OperationLpDist<T>>(                                    \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool);           \
-  extern template void walk_pairs_simd<T, OperationLinfDist<T>>(                                  \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool);         \
-  extern template void walk_pairs_simd<T, OperationL2InnerProduct<T>>(                            \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool);
+#define MPCF_SIMD_WALK_DECLARE(T)                                                                  \
+  extern template void walk_pairs_simd<T, OperationL1Dist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL1Dist<T>&, bool,             \
+      op_acc_t<OperationL1Dist<T>>*);                                                              \
+  extern template void walk_pairs_simd<T, OperationL2Dist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2Dist<T>&, bool,             \
+      op_acc_t<OperationL2Dist<T>>*);                                                              \
+  extern template void walk_pairs_simd<T, OperationLpDist<T>>(                                     \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLpDist<T>&, bool,             \
+      op_acc_t<OperationLpDist<T>>*);                                                              \
+  extern template void walk_pairs_simd<T, OperationLinfDist<T>>(                                   \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationLinfDist<T>&, bool,           \
+      op_acc_t<OperationLinfDist<T>>*);                                                            \
+  extern template void walk_pairs_simd<T, OperationL2InnerProduct<T>>(                             \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const OperationL2InnerProduct<T>&, bool,     \
+      op_acc_t<OperationL2InnerProduct<T>>*);
 MPCF_SIMD_WALK_DECLARE(float)
 MPCF_SIMD_WALK_DECLARE(double)
 #undef MPCF_SIMD_WALK_DECLARE
@@ -151,27 +160,34 @@ MPCF_SIMD_WALK_DECLARE(double)
 // the consumed function's left limit there and the other one interpolated
 // by detail::plf_interpolate's arithmetic; equal times are consumed one
 // after the other (the piece between them has width 0, which no operation
-// counts). The unbounded last
-// piece and the finalisation run per lane in the scalar code. So out[k] is
-// bitwise integrate_plf_pair(f_k, g_k, w, op) on every instruction set.
+// counts). The unbounded last piece and the finalisation run per lane in
+// the scalar code. So out[k] is bitwise integrate_plf_pair(f_k, g_k, w, op)
+// on every instruction set.
 // `tame`: plf_tame_walk_allowed (then the walk skips the halving of
 // overflowing segments and, on the whole line, the tests of the L1 and
-// inner-product folds).
+// inner-product folds; with `carry`, only where no carried scaled power sum
+// is +inf). `carry`: as for walk_pairs_simd (PlfPairWalk's continue_from
+// and accumulate).
 template <typename T, typename Op>
 void walk_plf_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, const Op& op,
-                         bool tame);
+                         bool tame, op_acc_t<Op>* carry = nullptr);
 
-#define MPCF_SIMD_PLF_WALK_DECLARE(T)                                                             \
-  extern template void walk_plf_pairs_simd<T, PlfOperationL1Dist<T>>(                             \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL1Dist<T>&, bool);        \
-  extern template void walk_plf_pairs_simd<T, PlfOperationL2Dist<T>>(                             \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2Dist<T>&, bool);        \
-  extern template void walk_plf_pairs_simd<T, PlfOperationLpDist<T>>(                             \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLpDist<T>&, bool);        \
-  extern template void walk_plf_pairs_simd<T, PlfOperationLinfDist<T>>(                           \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLinfDist<T>&, bool);      \
-  extern template void walk_plf_pairs_simd<T, PlfOperationL2InnerProduct<T>>(                     \
-      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2InnerProduct<T>&, bool);
+#define MPCF_SIMD_PLF_WALK_DECLARE(T)                                                              \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL1Dist<T>>(                              \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL1Dist<T>&, bool,          \
+      op_acc_t<PlfOperationL1Dist<T>>*);                                                           \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL2Dist<T>>(                              \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2Dist<T>&, bool,          \
+      op_acc_t<PlfOperationL2Dist<T>>*);                                                           \
+  extern template void walk_plf_pairs_simd<T, PlfOperationLpDist<T>>(                              \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLpDist<T>&, bool,          \
+      op_acc_t<PlfOperationLpDist<T>>*);                                                           \
+  extern template void walk_plf_pairs_simd<T, PlfOperationLinfDist<T>>(                            \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationLinfDist<T>&, bool,        \
+      op_acc_t<PlfOperationLinfDist<T>>*);                                                         \
+  extern template void walk_plf_pairs_simd<T, PlfOperationL2InnerProduct<T>>(                      \
+      CpuSimd, const PairBatch<T>&, const Window<T>&, const PlfOperationL2InnerProduct<T>&, bool,  \
+      op_acc_t<PlfOperationL2InnerProduct<T>>*);
 MPCF_SIMD_PLF_WALK_DECLARE(float)
 MPCF_SIMD_PLF_WALK_DECLARE(double)
 #undef MPCF_SIMD_PLF_WALK_DECLARE
