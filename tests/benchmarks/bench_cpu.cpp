@@ -71,8 +71,12 @@ double merge_steps(std::size_t n, std::size_t m) {
 }
 
 // The library's choice of instruction set for the CPU walk, from its build
-// information ("cpu_simd=avx2").
+// information ("cpu_simd=avx2"), or MPCF_CPU_SIMD where that is set (the
+// library caps it at what the CPU runs).
 std::string cpu_simd_label() {
+  if (const char* env = std::getenv("MPCF_CPU_SIMD"); env != nullptr && *env != '\0') {
+    return std::string("MPCF_CPU_SIMD=") + env;
+  }
   const std::string info = mpcf_build_info();
   const auto at = info.find("cpu_simd=");
   if (at == std::string::npos) return "cpu_simd=?";

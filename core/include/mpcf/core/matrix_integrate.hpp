@@ -6,11 +6,13 @@
 // column functions copied into the shifted layout, its pairs walked many at
 // a time, a band of 32 columns against every row of the block so that the
 // band stays in the L1 cache), or, on a CPU without SSE4 or in a build
-// without Highway, by the scalar walk (four pairs of a row in lockstep).
-// Piecewise linear functions take the same path with the PLF walk
-// (walk_plf_pairs_simd, integrate_plf_pairs_lockstep). Each pair's value is
-// bitwise integrate_pair's (integrate_plf_pair's) whatever the instruction
-// set, thread count or block shape, so results are reproducible.
+// without Highway, by the scalar walk (ObjectPair: four pairs of a row in
+// lockstep). Piecewise linear functions take the same path with the PLF
+// walk (walk_plf_pairs_simd, PlfPairWalk), and objects of several
+// components walk their components in turn, each pair's accumulator carried
+// across. Each pair's value is bitwise ObjectPair's (integrate_pair's,
+// integrate_plf_pair's for single functions) whatever the instruction set,
+// thread count or block shape, so results are reproducible.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <numeric>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "mpcf/core/block_consumer.hpp"

@@ -380,7 +380,8 @@ struct PlfFoldInner {
 // fl, fr, gl, gr; windowed, it is cut to [max(l, a), min(r, b)] and a cut
 // end takes the functions' values there on their segments. (A piece of
 // width <= 0 leaves every fold's accumulator as it is, so it needs no
-// early exit; the cut values are computed only when a lane is cut.)
+// early exit; the values at the cut are computed only when a lane's piece
+// overlaps the window and is cut.)
 template <bool Windowed, bool Tame, class Fold, class D, class V = hn::Vec<D>>
 HWY_INLINE typename Fold::Acc FoldPiece(D d, const Fold& fold, typename Fold::Acc acc, V l, V r,
                                         V fl, V fr, V gl, V gr, const Segment<V>& f,
