@@ -16,11 +16,11 @@
 #   cuda         dist/mpcf_cuda-<version>-cp39-abi3-manylinux_2_34_x86_64.whl
 #                distribution mpcf-cuda, the same import name (mpcf): libmpcf
 #                with the CUDA backend, the CUDA runtime linked statically,
-#                SASS for sm_75 to sm_120 and PTX for newer GPUs. nvcc's host
-#                compiler is g++-11 where installed (its libstdc++ needs only
-#                GLIBCXX_3.4.29, so glibc 2.34: RHEL 9, Ubuntu 22.04). It needs
-#                an NVIDIA driver to use a GPU and computes on the CPU where
-#                there is none.
+#                SASS for sm_75 to sm_120 and PTX for newer GPUs. Compiled by
+#                g++-11 where installed (nvcc's host compiler too), with GCC
+#                11's libstdc++ linked in statically: glibc 2.34 (RHEL 9,
+#                Ubuntu 22.04). It needs an NVIDIA driver to use a GPU and
+#                computes on the CPU where there is none.
 #   sdist        dist/mpcf-<version>.tar.gz: the library's and the package's
 #                sources with a pyproject.toml at the top, so that
 #                `pip install mpcf-<version>.tar.gz` builds libmpcf and the
@@ -89,6 +89,9 @@ pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 # The build tools, in a virtual environment of their own.
 tools=$work/tools-py$pyver
+if [ -x "$tools/bin/python" ] && ! "$tools/bin/python" -m pip --version >/dev/null 2>&1; then
+  rm -rf "$tools"  # an interrupted creation: made again
+fi
 if [ ! -x "$tools/bin/python" ]; then
   say "creating the build-tools environment $tools"
   if ! "$python" -m venv "$tools"; then
@@ -126,8 +129,10 @@ hwy_dir=${MPCF_HWY_INCLUDE_DIR:-}
 if [ -z "$hwy_dir" ] && [ -f "${MPCF_WHEEL_FIND_LINKS:-/nonexistent}/hwy-include/hwy/highway.h" ]; then
   hwy_dir=$MPCF_WHEEL_FIND_LINKS/hwy-include
 fi
-if [ -z "$hwy_dir" ]; then
-  hwy_dir=$(printf '#include <hwy/highway.h>\n' | c++ -E -x c++ - 2>/dev/null \
+# zig's builds copy them: from there, or from where the system compiler finds them.
+hwy_src=$hwy_dir
+if [ -z "$hwy_src" ]; then
+  hwy_src=$(printf '#include <hwy/highway.h>\n' | c++ -E -x c++ - 2>/dev/null \
     | sed -n 's|^# [0-9]* "\(.*\)/hwy/highway.h".*|\1|p' | head -n 1 || true)
 fi
 
@@ -135,10 +140,10 @@ fi
 # copies of the Highway headers and of the Python headers.
 zig_includes() {
   local inc=$work/zig-include
-  [ -n "$hwy_dir" ] && [ -f "$hwy_dir/hwy/highway.h" ] \
+  [ -n "$hwy_src" ] && [ -f "$hwy_src/hwy/highway.h" ] \
     || die "Google Highway's headers were not found (Debian: apt-get install libhwy-dev; or set MPCF_HWY_INCLUDE_DIR)"
   rm -rf "$inc" && mkdir -p "$inc/hwy-include" "$inc/python"
-  cp -r "$hwy_dir/hwy" "$inc/hwy-include/"
+  cp -r "$hwy_src/hwy" "$inc/hwy-include/"
   # The Python headers. The module is compiled against the limited API
   # (Py_LIMITED_API), whose declarations are the same on every 64-bit Linux;
   # pyconfig.h is this machine's: a Debian one that only dispatches on the
@@ -218,8 +223,17 @@ for flavour in "${flavours[@]}"; do
         # but CMake's C language is enabled by the project)
         host_cc=cc
         case "$host_cxx" in */g++*) host_cc=$(dirname "$host_cxx")/gcc${host_cxx##*/g++};; esac
+        # GCC 11's libstdc++ linked in statically (libmpcf exports only its
+        # C API; the version script keeps the rest local): linked against
+        # the system's libstdc++.so.6 (GCC 12's), std::condition_variable::wait
+        # binds to GLIBCXX_3.4.30, which needs glibc 2.35.
         defines+=("-Ccmake.define.CMAKE_CXX_COMPILER=$host_cxx" "-Ccmake.define.CMAKE_C_COMPILER=$host_cc"
-                  "-Ccmake.define.CMAKE_CUDA_HOST_COMPILER=$host_cxx")
+                  "-Ccmake.define.CMAKE_CUDA_HOST_COMPILER=$host_cxx"
+                  "-Ccmake.define.CMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ -static-libgcc")
+        # Every nvcc call, CMake's compiler checks included, takes it as host
+        # compiler (else CMake's CUDA check finds GCC 12's library folder,
+        # whose libstdc++.a would then be linked).
+        env_vars=("CC=$host_cc" "CXX=$host_cxx" "CUDAHOSTCXX=$host_cxx" "NVCC_CCBIN=$host_cxx")
       else
         say "no g++-11 (apt-get install g++-11): the default compiler's libstdc++ may need a newer glibc than 2.34"
       fi
