@@ -2,9 +2,9 @@
 # Builds the distributions of the Python package mpcf into dist/:
 #
 #   bash packaging/wheels/build.sh              # all: cpu, cpu-aarch64, sdist, and cuda when nvcc is found
-#   bash packaging/wheels/build.sh cpu          # the x86_64 CPU wheel only (a few minutes on 2 cores)
+#   bash packaging/wheels/build.sh cpu          # the x86_64 CPU wheel only (the first time a few minutes: zig builds libc++)
 #   bash packaging/wheels/build.sh cpu-aarch64  # the aarch64 CPU wheel (cross-compiled)
-#   bash packaging/wheels/build.sh cuda         # the CUDA wheel (about 25 minutes on 2 cores)
+#   bash packaging/wheels/build.sh cuda         # the CUDA wheel (about 7 minutes on 2 cores)
 #   bash packaging/wheels/build.sh sdist        # the source distribution
 #
 #   cpu          dist/mpcf-<version>-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
