@@ -7,6 +7,16 @@
 #                      (default: .venv in the repository)
 #   --print-python     print the interpreter to use for Python on stdout
 #                      (all other messages go to stderr)
+#   MPCF_ROOTS=...     where the Debian roots of the wheel tests go (default
+#                      /var/cache/mpcf/debian-roots); MPCF_ROOTS=none makes none
+#   MPCF_ROOT_ARM64=1  also the arm64 root (for ctest python_wheel_aarch64)
+#
+# The wheel tests install the wheels into other Debian systems (ctest
+# python_wheel_py39 and _py313): Debian 11 (Python 3.9, glibc 2.31) and
+# Debian 13 (Python 3.13), each a minimal root made once by debootstrap
+# (about 2 minutes each, 270 MB) and kept; with MPCF_ROOT_ARM64=1 also
+# Debian 12 for arm64 (python_wheel_aarch64, whose programs run under QEMU's
+# user-mode emulation; about 4 minutes).
 #
 # Python packages are installed with pip. Debian's own python3 refuses that
 # (PEP 668, "externally-managed-environment"): for it, they go into a
@@ -37,8 +47,10 @@ apt_install() {  # apt_install [--no-install-recommends] PACKAGE...
 }
 
 minimal="build-essential cmake pkg-config libhwy-dev"
+# g++-11: nvcc's host compiler for the CUDA wheel (its libstdc++ needs glibc
+# 2.34 at most); debootstrap: the roots of the wheel tests (below).
 full="$minimal libcmocka-dev libbenchmark-dev swig python3-dev python3-venv r-base-core r-base-dev \
-r-cran-rcpp r-cran-testthat python3-pycparser"
+r-cran-rcpp r-cran-testthat python3-pycparser g++-11 debootstrap"
 if [ "${MPCF_DEPS:-full}" = minimal ]; then
   apt_install $minimal
   [ $print_python = 1 ] && echo "${PYTHON:-python3}"
@@ -47,6 +59,41 @@ fi
 apt_install $full
 # checkbashisms, for R CMD check --as-cran (portability of the R package's configure).
 apt_install --no-install-recommends devscripts
+
+# The Debian roots of the wheel tests: NAME SUITE ARCH, each with python3
+# and its venv module. An arm64 root's programs run through binfmt_misc and
+# QEMU (registered here where it is not yet).
+roots=${MPCF_ROOTS:-/var/cache/mpcf/debian-roots}
+make_root() {  # make_root NAME SUITE ARCH
+  local dest=$roots/$1
+  [ -x "$dest/usr/bin/python3" ] && [ -f "$dest/.mpcf-root-done" ] && return 0
+  if [ "$3" != "$(dpkg --print-architecture)" ]; then
+    apt_install qemu-user-static binfmt-support
+    if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+      [ -e /proc/sys/fs/binfmt_misc/register ] \
+        || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+      update-binfmts --enable qemu-aarch64 >&2 2>/dev/null || true
+    fi
+    if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+      say "no binfmt_misc registration of qemu-aarch64 here: the $1 root is not made (its tests skip)"
+      return 0
+    fi
+  fi
+  say "debootstrap $2 ($3) into $dest (about 2 minutes)"
+  rm -rf "$dest" && mkdir -p "$roots"
+  if ! debootstrap --variant=minbase --arch="$3" --include=python3,python3-venv "$2" "$dest" \
+      >"$roots/$1.log" 2>&1; then
+    say "debootstrap $2 ($3) failed: $roots/$1.log"
+    tail -n 20 "$roots/$1.log" >&2
+    exit 1
+  fi
+  touch "$dest/.mpcf-root-done"
+}
+if [ "$roots" != none ]; then
+  make_root bullseye-amd64 bullseye amd64
+  make_root trixie-amd64 trixie amd64
+  if [ "${MPCF_ROOT_ARM64:-0}" = 1 ]; then make_root bookworm-arm64 bookworm arm64; fi
+fi
 
 py=${PYTHON:-python3}
 py=$(command -v "$py") || { say "no Python interpreter '${PYTHON:-python3}'"; exit 1; }

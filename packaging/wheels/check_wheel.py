@@ -1,11 +1,13 @@
 """Tests a wheel of the Python package as users get it (ctest: python_wheel).
 
-    python check_wheel.py --work DIR [--build cpu | --wheel FILE] [--offline]
-                          [--venv-python PY] [pytest arguments...]
+    python check_wheel.py --work DIR [--build cpu|cpu-aarch64 | --wheel FILE]
+                          [--offline] [--venv-python PY] [--root DIR]
+                          [pytest arguments...]
 
 1. --build cpu runs `packaging/wheels/build.sh cpu` (build trees kept under
    DIR/build, so a second run only recompiles what changed); --wheel FILE
-   takes a wheel built before (e.g. the CUDA wheel on the GPU machine).
+   takes a wheel built before (e.g. the CUDA wheel on the GPU machine; a
+   pattern that names one file, e.g. the wheel of another test).
 2. Creates a fresh virtual environment DIR/venv and installs the wheel with
    `pip install --only-binary=:all:`: NumPy, SciPy and pytest come as wheels
    from PyPI (or, with --offline, from the interpreter's own site-packages:
@@ -18,13 +20,25 @@
    outside the repository, MPCF_PYTHON_EXPECT_PACKAGE naming the installed
    copy), with the remaining arguments (default `-m "not gpu"`).
 
+With --root DIR, steps 2 to 4 run inside DIR, the root of another Debian
+system (made by packaging/install-deps.sh with debootstrap: Debian 11's
+Python 3.9, Debian 13's Python 3.13, Debian 12 for arm64, whose programs run
+under QEMU's user-mode emulation), with that system's python3: a fresh
+machine of another release, glibc and CPython (or architecture) that sees
+nothing of this one but the repository and the work folder (bind-mounted,
+the repository read-only), /proc, and this machine's DNS, hosts and TLS
+certificates (to reach PyPI). It needs root (chroot, mounts in a private
+mount namespace: unshare).
+
 Exit status: pytest's, 1 for a failed step, 77 (skip) when --build is asked
-and PyPI cannot be reached for the build tools.
+and PyPI cannot be reached for the build tools, or when --root names no
+Debian root (or this is not root).
 """
 
 import argparse
 import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -110,15 +124,65 @@ def pypi_reachable(work):
     return r.returncode == 0
 
 
+# The environment that reaches PyPI from inside a --root system.
+PASSED_TO_ROOT = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+                  "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_DEFAULT_TIMEOUT", "PIP_TRUSTED_HOST",
+                  "MPCF_WHEEL_FIND_LINKS")
+CERTS = "/etc/ssl/certs/ca-certificates.crt"
+
+
+def run_in_root(system, work, wheel, forwarded):
+    """This script, with FORWARDED arguments, inside the Debian root SYSTEM."""
+    python = os.path.join(system, "usr", "bin", "python3")
+    if not os.path.exists(python) and not os.path.islink(python):
+        print(f"SKIP: no Debian root with python3 at {system} (packaging/install-deps.sh makes it)")
+        return SKIP
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("chroot"):
+        print("SKIP: running in another root needs root, unshare and chroot")
+        return SKIP
+    os.makedirs(work, exist_ok=True)
+    if not os.path.realpath(wheel).startswith(os.path.realpath(work) + os.sep):
+        shutil.copy2(wheel, work)
+        wheel = os.path.join(work, os.path.basename(wheel))
+    mounts = [
+        "mount -t proc proc $R/proc",
+        "mkdir -p $R/dev/shm && mount -t tmpfs -o mode=1777 tmpfs $R/dev/shm",
+        f"mkdir -p $R{shlex.quote(ROOT)} && mount --bind {shlex.quote(ROOT)} $R{shlex.quote(ROOT)}"
+        f" && mount -o remount,bind,ro $R{shlex.quote(ROOT)}",
+        f"mkdir -p $R{shlex.quote(work)} && mount --bind {shlex.quote(work)} $R{shlex.quote(work)}",
+    ]
+    for path in ("/etc/resolv.conf", "/etc/hosts", CERTS):
+        if os.path.isfile(path):
+            mounts.append(f"touch $R{path} && mount --bind {path} $R{path}")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "PIP_CERT": CERTS, "SSL_CERT_FILE": CERTS,
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.update({k: os.environ[k] for k in PASSED_TO_ROOT if k in os.environ})
+    inner = ["env", "-i"] + [f"{k}={v}" for k, v in env.items()] + [
+        "python3", os.path.join(HERE, "check_wheel.py"), "--work", work, "--wheel", wheel] + forwarded
+    script = "\n".join(["set -e", "R=" + shlex.quote(os.path.abspath(system))] + mounts +
+                       ['exec chroot "$R" ' + " ".join(shlex.quote(a) for a in inner)])
+    release = ""
+    try:
+        with open(os.path.join(system, "etc", "os-release")) as f:
+            release = next((l.split("=", 1)[1].strip().strip('"') for l in f if l.startswith("PRETTY_NAME=")), "")
+    except OSError:
+        pass
+    print(f"in the root {system} ({release})", flush=True)
+    # A private mount namespace: the mounts end with the command.
+    return run(["unshare", "--mount", "--fork", "--propagation", "private", "sh", "-c", script]).returncode
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", required=True, help="scratch folder (its venv is made anew)")
     group = ap.add_mutually_exclusive_group(required=True)
-    group.add_argument("--build", choices=["cpu"], help="build this wheel with build.sh first")
+    group.add_argument("--build", choices=["cpu", "cpu-aarch64"], help="build this wheel with build.sh first")
     group.add_argument("--wheel", help="the wheel to test")
     ap.add_argument("--offline", action="store_true",
                     help="no package index: the venv sees the interpreter's site-packages (NumPy, SciPy, pytest)")
     ap.add_argument("--venv-python", default=sys.executable, help="interpreter of the venv (default: this one)")
+    ap.add_argument("--root", help="install and test inside this Debian root (chroot), with its python3")
     args, pytest_args = ap.parse_known_args()
     pytest_args = pytest_args or ["-m", "not gpu"]
     if pytest_args[0] == "--":
@@ -135,12 +199,20 @@ def main():
             print("FAIL: the wheel build failed")
             return 1
     else:
-        wheel = os.path.abspath(args.wheel)
+        # A pattern names the wheel another test built (one file).
+        found = sorted(glob.glob(os.path.abspath(args.wheel)))
+        if len(found) != 1:
+            print(f"FAIL: {args.wheel} names {len(found)} files, not one wheel")
+            return 1
+        wheel = found[0]
     name = os.path.basename(wheel)
     print("wheel:", name, f"({os.path.getsize(wheel) / 1024:.0f} KiB)")
     if "-manylinux_" not in name and "-manylinux2014_" not in name:
         print(f"FAIL: {name} carries no manylinux platform tag (not repaired by auditwheel?)")
         return 1
+    if args.root:
+        forwarded = (["--offline"] if args.offline else []) + ["--"] + pytest_args
+        return run_in_root(args.root, work, wheel, forwarded)
 
     venv = os.path.join(work, "venv")
     shutil.rmtree(venv, ignore_errors=True)
@@ -187,7 +259,9 @@ def main():
             f.write(env.get("PYTHONPATH", ""))
     env["PATH"] = forbidding_path(work)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "--only-binary=:all:"]
+    # --no-compile: no .pyc written for the whole of NumPy and SciPy (minutes
+    # under emulation); the tests run with PYTHONDONTWRITEBYTECODE anyway.
+    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "--no-compile", "--only-binary=:all:"]
     if args.offline:
         pip += ["--no-index", "--no-deps", wheel]
     else:

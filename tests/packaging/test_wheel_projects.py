@@ -5,7 +5,8 @@ bindings/python/pyproject.toml builds `mpcf` (CPU) and
 packaging/wheels/mpcf-cuda/pyproject.toml builds `mpcf-cuda`: the same files
 under the same import name, differing only in the name, the description,
 the README and the CUDA settings. These tests fail when one is changed and
-the other is not, and when the versions drift from the CMake project's.
+the other is not, and when the versions drift from the CMake project's. The
+sdist's pyproject.toml is made from the CPU one (packaging/wheels/make_sdist.py).
 """
 
 import copy
@@ -91,6 +92,26 @@ class WheelProjects(unittest.TestCase):
         with open(BUILD_SH) as f:
             default = re.search(r"MPCF_WHEEL_CUDA_ARCHITECTURES:-([^}]+)\}", f.read()).group(1)
         self.assertEqual(default, self.cuda["tool"]["scikit-build"]["cmake"]["define"]["CMAKE_CUDA_ARCHITECTURES"])
+
+    def test_the_sdist_pyproject_is_the_cpu_one_from_the_top(self):
+        # packaging/wheels/make_sdist.py rewrites bindings/python/pyproject.toml
+        # for the top of the sdist: every edit must still apply.
+        sys.path.insert(0, os.path.join(ROOT, "packaging", "wheels"))
+        try:
+            import make_sdist
+        finally:
+            sys.path.pop(0)
+        with open(CPU) as f:
+            sdist = tomllib.loads(make_sdist.sdist_pyproject(f.read()))
+        self.assertEqual(sdist["project"], dict(self.cpu["project"], readme="bindings/python/README.md"))
+        self.assertEqual(sdist["build-system"]["requires"], self.cpu["build-system"]["requires"] + ["swig>=4.2"])
+        build = sdist["tool"]["scikit-build"]
+        self.assertEqual(build["cmake"]["source-dir"], ".")
+        for package in build["wheel"]["packages"]:
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, package, "__init__.py")), package)
+        self.assertTrue(os.path.isfile(os.path.join(ROOT, sdist["project"]["readme"])))
+        for path in make_sdist.PATHS:
+            self.assertTrue(os.path.exists(os.path.join(ROOT, path)), path)
 
 
 if __name__ == "__main__":
