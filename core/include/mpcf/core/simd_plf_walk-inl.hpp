@@ -1,6 +1,6 @@
 // The per-target kernels of the SIMD PLF walk (see walk_plf_pairs_simd in
 // simd_walk.hpp), included once per Highway target by
-// core/src/simd_plf_walk.cpp (hwy/foreach_target.h). Internal: include only
+// core/src/simd_plf_walk.inc (hwy/foreach_target.h). Internal: include only
 // from there.
 //
 // A lane walks one pair of piecewise linear functions with the arithmetic of
@@ -559,6 +559,9 @@ HWY_INLINE void PlfWalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
   }
   for (; s < maxSteps; ++s) {
     const VI sv = hn::Set(di, static_cast<TI>(s));
+    // Unrolled too: a loop over chains with a variable index would keep
+    // every chain's state in memory for the main loop as well (float32 L1
+    // 1.25x slower on AVX-512).
 #pragma GCC unroll 8
     for (int k = 0; k < K; ++k) {
       const VI st = hn::LoadU(di, steps + k * N);
@@ -642,6 +645,9 @@ void PlfWalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, c
 #define MPCF_SIMD_PLF_CHAINS 4
 #endif
 constexpr int kPlfChains = MPCF_SIMD_PLF_CHAINS;
+// The general path (values or times beyond max / 4: rare) in one chain, which
+// keeps its code, and the build's time and memory, small.
+constexpr int kPlfGeneralChains = 1;
 
 // The four paths of an operation: windowed or not, tame or not (the folds
 // drop their halvings when tame and their tests on the tame whole line).
@@ -653,12 +659,13 @@ void PlfWalkPaths(const PairBatch<T>& b, const Window<T>& w, const Op& op, bool 
     if (tame) {
       PlfWalkBatch<kPlfChains, N, false, true>(b, w, op, Fold<T, N, true, true>(op), carry);
     } else {
-      PlfWalkBatch<kPlfChains, N, false, false>(b, w, op, Fold<T, N, false, false>(op), carry);
+      PlfWalkBatch<kPlfGeneralChains, N, false, false>(b, w, op, Fold<T, N, false, false>(op),
+                                                       carry);
     }
   } else if (tame) {
     PlfWalkBatch<kPlfChains, N, true, true>(b, w, op, Fold<T, N, true, false>(op), carry);
   } else {
-    PlfWalkBatch<kPlfChains, N, true, false>(b, w, op, Fold<T, N, false, false>(op), carry);
+    PlfWalkBatch<kPlfGeneralChains, N, true, false>(b, w, op, Fold<T, N, false, false>(op), carry);
   }
 }
 
