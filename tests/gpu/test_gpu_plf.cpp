@@ -3,7 +3,8 @@
 //  * every PLF operation (L1, L2, Lp, L-inf, the inner product), float32 and
 //    float64, whole line and windows, against a long double reference
 //    written here (closed forms on the union of breakpoints; no libmpcf
-//    code) and against the CPU backend;
+//    code) and against the CPU backend (the same bits for L1, L2, L-inf and
+//    the kernel);
 //  * objects of K components (PCFs and PLFs) against the components'
 //    reference values combined by hand (sum of p-th powers, max, sum);
 //  * the same bits for every block shape and GPU count;
@@ -210,6 +211,16 @@ void test_plf_pdist_against_reference(void**) {
                           element(h, dtype, i * n + j), r.value);
               fail();
             }
+            // L1, L2, L-inf and the kernel take only +, -, *, / and sqrt,
+            // which both backends round the same way (no fused
+            // multiply-adds in either): the CPU's bits (Lp takes pow).
+            if ((c.op != Op::Lp || c.p == 2) && gv != element(h, dtype, i * n + j)) {
+              std::printf("PLF %s dtype %d window [%g, %g) pair (%zu, %zu): GPU %.17g differs "
+                          "from the CPU's %.17g\n",
+                          c.name, static_cast<int>(dtype), a, b, i, j, gv,
+                          element(h, dtype, i * n + j));
+              fail();
+            }
             if (gv != element(g, dtype, j * n + i)) {
               std::printf("PLF %s: GPU matrix not symmetric at (%zu, %zu)\n",
                           c.name, i, j);
@@ -325,6 +336,17 @@ void test_objects_and_same_bits(void**) {
                         linear ? "PLF" : "PCF", c.name, static_cast<int>(dtype),
                         Z ? "cdist" : "pdist", devices);
             fail();
+          }
+          // Objects of PLFs: the CPU's bits where only +, -, *, / and sqrt
+          // are taken (see test_plf_pdist_against_reference).
+          if (linear && (c.op != Op::Lp || c.p == 2)) {
+            mpcf_options* cpu = options_for(MPCF_BACKEND_CPU);
+            if (g != values(X, Z, dtype, c, cpu)) {
+              std::printf("objects (PLF, %s, dtype %d, %s): GPU bits differ from the CPU's\n",
+                          c.name, static_cast<int>(dtype), Z ? "cdist" : "pdist");
+              fail();
+            }
+            mpcf_options_destroy(cpu);
           }
           for (std::size_t i = 0; i < nObj; ++i) {
             for (std::size_t j = 0; j < nc; ++j) {

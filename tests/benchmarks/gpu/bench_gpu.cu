@@ -848,9 +848,12 @@ std::map<std::string, double>& plf_times() {
   return t;
 }
 
+// pairWalk: MPCF_CUDA_PLF_WALK=pair for the call (PlfPairWalk instead of the
+// lane walk: the previous GPU PLF kernel, in the same run).
 template <typename T>
 void bm_plf(benchmark::State& state, bool knn, double p, std::size_t n, MMode m, bool linear,
-            const std::string& key) {
+            const std::string& key, bool pairWalk = false) {
+  if (pairWalk) setenv("MPCF_CUDA_PLF_WALK", "pair", 1);
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in, linear);
   mpcf_options* o = cuda_options({});
@@ -878,19 +881,21 @@ void bm_plf(benchmark::State& state, bool knn, double p, std::size_t n, MMode m,
       benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
+  if (pairWalk) unsetenv("MPCF_CUDA_PLF_WALK");
 }
 
 void register_plf() {
   for (bool f32 : {true, false}) {
     for (const double p : {1.0, 2.0}) {
       for (MMode m : {MMode::Fixed128, MMode::Fixed512}) {
-        for (bool linear : {false, true}) {
+        for (int kind = 0; kind < 3; ++kind) {  // PCF, PLF, PLF by PlfPairWalk
+          const bool linear = kind > 0, pairWalk = kind == 2;
           const std::string key = std::string(p == 1 ? "pdist_L1/" : "pdist_L2/") +
                                   (f32 ? "f32/" : "f64/") + "n20000/" + m_name(m) + "/" +
-                                  (linear ? "plf" : "pcf");
+                                  (pairWalk ? "plfpair" : linear ? "plf" : "pcf");
           auto body = [=](benchmark::State& s) {
-            if (f32) bm_plf<float>(s, false, p, 20000, m, linear, key);
-            else bm_plf<double>(s, false, p, 20000, m, linear, key);
+            if (f32) bm_plf<float>(s, false, p, 20000, m, linear, key, pairWalk);
+            else bm_plf<double>(s, false, p, 20000, m, linear, key, pairWalk);
           };
           benchmark::RegisterBenchmark(("plf/" + key).c_str(), body)
               ->Iterations(2)->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -914,11 +919,16 @@ void print_plf() {
     auto it = plf_times().find(base + "/pcf");
     if (it == plf_times().end()) continue;
     if (!header) {
-      std::printf("\nPLF vs PCF, end to end, best of the iterations (seconds):\n");
-      std::printf("  %-32s %10s %10s %8s\n", "case", "PCF", "PLF", "PLF/PCF");
+      std::printf("\nPLF vs PCF, end to end, best of the iterations (seconds; PLF pair walk:\n"
+                  "MPCF_CUDA_PLF_WALK=pair, the kernel before the lane walk):\n");
+      std::printf("  %-32s %10s %10s %8s %14s %8s\n", "case", "PCF", "PLF", "PLF/PCF",
+                  "PLF pair walk", "pair/PCF");
       header = true;
     }
-    std::printf("  %-32s %10.4f %10.4f %8.2f\n", base.c_str(), it->second, t, t / it->second);
+    auto pw = plf_times().find(base + "/plfpair");
+    const double tp = pw == plf_times().end() ? NAN : pw->second;
+    std::printf("  %-32s %10.4f %10.4f %8.2f %14.4f %8.2f\n", base.c_str(), it->second, t,
+                t / it->second, tp, tp / it->second);
   }
 }
 

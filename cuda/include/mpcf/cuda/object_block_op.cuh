@@ -17,6 +17,11 @@
 // functions rather than its objects. The kernel reads the functions where
 // PlaneCollections put them: no per-block layout, no host planning.
 //
+// Single PLFs and objects of PLFs whose collections are tame (every |t|, |v|
+// within max / 4) take plf_lane_kernel for L1, L2, L-inf and the inner
+// product: the same thread per pair, walked by lane::walk_pair
+// (plf_lane_walk.cuh: one loop, no divergent branches; the CPU's bits).
+//
 // object_pair_kernel: a thread per pair; a thread block is 32 columns by
 // kRows rows, so a warp walks one row function against 32 consecutive
 // column functions and the kRows warps of a thread block share those
@@ -29,6 +34,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <type_traits>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -40,12 +47,14 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/plf_walk.hpp"
+#include "mpcf/core/simd_walk.hpp"  // plf_tame_walk_allowed
 #include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_error.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
 #include "mpcf/cuda/plane_collections.cuh"
+#include "mpcf/cuda/plf_lane_walk.cuh"
 
 namespace mpcf::cuda {
 
@@ -106,6 +115,44 @@ __global__ void __launch_bounds__(ObjectKernelGeometry::kCols * ObjectKernelGeom
   }
 }
 
+// object_pair_kernel with lane::walk_pair for the components (PLFs on the
+// tame path; Fold: the operation's lane fold).
+template <bool Windowed, typename T, typename Op, typename Fold>
+__global__ void __launch_bounds__(ObjectKernelGeometry::kCols * ObjectKernelGeometry::kRows)
+    plf_lane_kernel(const ObjectBlockArgs<T> args, const Op op, const Fold fold) {
+  const std::uint32_t c = blockIdx.x * ObjectKernelGeometry::kCols + threadIdx.x;
+  if (c >= args.nCols) return;
+  const std::uint32_t K = args.components;
+  for (std::uint32_t r = blockIdx.y * ObjectKernelGeometry::kRows + threadIdx.y; r < args.nRows;
+       r += gridDim.y * ObjectKernelGeometry::kRows) {
+    if (!args.allPairs &&
+        !pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + args.diagonalShift,
+                   args.skip)) {
+      continue;
+    }
+    const std::uint32_t fi0 = args.rowBase + r * K;
+    const std::uint32_t gj0 = args.colBase + c * K;
+    op_acc_t<Op> acc = op.init();
+    for (std::uint32_t k = 0; k < K; ++k) {
+      const std::uint32_t fb = args.rowOffsets[fi0 + k];
+      const std::uint32_t fe = args.rowOffsets[fi0 + k + 1];
+      const std::uint32_t gb = args.colOffsets[gj0 + k];
+      const std::uint32_t ge = args.colOffsets[gj0 + k + 1];
+      acc = lane::walk_pair<Windowed, T>(fold, op, acc, args.rowElements + fb, fe - fb,
+                                         args.colElements + gb, ge - gb, args.a, args.b);
+    }
+    args.out[r * args.outRowStride + c * args.outColStride] = op.finalize(acc);
+  }
+}
+
+// Which GPU walk PLFs take: MPCF_CUDA_PLF_WALK=pair forces PlfPairWalk
+// (object_pair_kernel) where the lane walk would run (to compare the two in
+// one process); unset or "lane", the lane walk wherever it applies.
+inline bool plf_lane_walk_enabled() {
+  const char* v = std::getenv("MPCF_CUDA_PLF_WALK");
+  return !(v && std::string(v) == "pair");
+}
+
 template <typename T, typename Op, template <bool, typename, typename> class Walk>
 class ObjectBlockOp {
  public:
@@ -126,7 +173,14 @@ class ObjectBlockOp {
         op_(op),
         window_(window),
         skip_(skip),
-        K_(std::max<std::uint32_t>(1, components)) {}
+        K_(std::max<std::uint32_t>(1, components)) {
+    if constexpr (kLaneCapable) {
+      lane_ = plf_lane_walk_enabled() && tame();
+    }
+  }
+
+  // Whether the pairs are walked by plf_lane_kernel.
+  bool lane_walk() const noexcept { return lane_; }
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
   std::size_t row_count() const noexcept { return inputs_.rows().count() / K_; }
@@ -224,6 +278,19 @@ class ObjectBlockOp {
     const std::uint64_t gy = std::min<std::uint64_t>(
         (std::uint64_t(args.nRows) + G::kRows - 1) / G::kRows, 65535);
     const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
+    if constexpr (kLaneCapable) {
+      if (lane_) {
+        if (window_.is_whole_line()) {
+          plf_lane_kernel<false, T, Op, LaneFold<true>><<<grid, threads, 0, stream>>>(
+              args, op_, LaneFold<true>{});
+        } else {
+          plf_lane_kernel<true, T, Op, LaneFold<false>><<<grid, threads, 0, stream>>>(
+              args, op_, LaneFold<false>{});
+        }
+        MPCF_CUDA_CHECK_LAUNCH();
+        return;
+      }
+    }
     if (window_.is_whole_line()) {
       object_pair_kernel<false, T, Op, Walk><<<grid, threads, 0, stream>>>(args, op_);
     } else {
@@ -236,10 +303,40 @@ class ObjectBlockOp {
   // The kernel uses no shared memory: all of it may serve as L1 cache for
   // the column functions a thread block shares.
   void allow_cache() const {
+    if constexpr (kLaneCapable) {
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(plf_lane_kernel<false, T, Op, LaneFold<true>>,
+                                         cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(plf_lane_kernel<true, T, Op, LaneFold<false>>,
+                                         cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+    }
     MPCF_CUDA_TRY(cudaFuncSetAttribute(object_pair_kernel<false, T, Op, Walk>,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
     MPCF_CUDA_TRY(cudaFuncSetAttribute(object_pair_kernel<true, T, Op, Walk>,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  }
+
+  // PLFs with a lane fold for Op.
+  static constexpr bool kLaneCapable =
+      std::is_same_v<Walk<false, T, Op>, PlfPairWalk<false, T, Op>> && lane::kHasLaneFold<Op>;
+  template <bool Unchecked>
+  using LaneFold = typename lane::FoldOf<Op, Unchecked>::type;
+
+  // Every |t| and |v| of both collections within the tame path's bounds
+  // (one pass over the host data; the same answer for every block, slot
+  // and GPU, so the values do not depend on the decomposition).
+  bool tame() const {
+    T maxT = T(0), maxV = T(0);
+    auto scan = [&](const DataManager& m) {
+      for (const Point& p : m.host().elements()) {
+        const T at = p.t < T(0) ? -p.t : p.t;
+        const T avl = p.v < T(0) ? -p.v : p.v;
+        maxT = at > maxT ? at : maxT;
+        maxV = avl > maxV ? avl : maxV;
+      }
+    };
+    scan(inputs_.rows());
+    if (!inputs_.same_data()) scan(inputs_.cols());
+    return plf_tame_walk_allowed<T>(op_, maxT, maxV);
   }
 
   PlaneCollections<Point> inputs_;
@@ -249,6 +346,7 @@ class ObjectBlockOp {
   std::uint32_t K_;
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
+  bool lane_ = false;
 };
 
 }  // namespace mpcf::cuda
