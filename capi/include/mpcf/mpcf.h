@@ -888,7 +888,9 @@ typedef enum mpcf_reduction {
  *  The sum of no function is the zero function; the mean of none is
  *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype.
  *  (An empty collection's other dimensions can be anything: a result of
- *  more than 2^64 functions is MPCF_ERROR_INVALID_ARGUMENT, one larger than
+ *  more than 2^64 functions, or a sum whose functions take more bytes than
+ *  64 bits count (at least 2 * sizeof(dtype) + 8 each, as in
+ *  mpcf_plfs_landscapes), is MPCF_ERROR_INVALID_ARGUMENT, one larger than
  *  the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY, both before
  *  anything is allocated.) */
 MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,
