@@ -2,7 +2,6 @@
 // (reductions, linear combinations, evaluation), the read-out of a
 // collection's breakpoints and PCF files. Like api.cpp, every entry point
 // runs through api_entry() and checks every argument before writing anything.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "mpcf/core/plf_pointwise.hpp"
 #include "mpcf/core/plf_tda.hpp"
 #include "mpcf/core/pointwise.hpp"
+#include "mpcf/core/result_size.hpp"
 #include "mpcf/core/shape.hpp"
 #include "mpcf/core/tda.hpp"
 #include "mpcf/mpcf.h"
@@ -97,10 +97,10 @@ mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis
   }
   // The result's count is the product of the other dimensions. With a 0
   // along the axis (an empty collection) they can be anything: check the
-  // product for overflow and the result's size against the machine's
-  // memory before anything is allocated (sum of none: one zero function,
-  // a breakpoint and an offset, per result element; a mean of none is an
-  // error of its own, raised by mpcf::reduce).
+  // product for overflow and the result's size by the rule of
+  // result_size.hpp before anything is allocated (sum of none: one zero
+  // function per result element; a mean of none is an error of its own,
+  // raised by mpcf::reduce).
   std::vector<std::uint64_t> rest(shape.begin(), shape.end());
   rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(axis));
   const std::string what = "reducing shape " + mpcf::shape_text(shape.data(), shape.size()) +
@@ -112,12 +112,19 @@ mpcf_pcfs* reduce_typed(const mpcf_pcfs* X, mpcf::Reduction op, std::size_t axis
   // when there are no groups.
   const std::uint64_t inner =
       count == 0 ? 0 : mpcf::shape_count(shape.data() + axis + 1, shape.size() - axis - 1).count;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  const double bytes = static_cast<double>(count) * (sizeof(T) * 2 + sizeof(std::uint64_t));
-  if (op == mpcf::Reduction::Sum && pages > 0 && page > 0 &&
-      bytes > static_cast<double>(pages) * static_cast<double>(page)) {
-    throw mpcf::OutOfMemory(what + " gives a result of " + std::to_string(count) + " functions (" +
-                            std::to_string(bytes / 1e9) + " GB at least), more than this machine's memory");
+  if (op == mpcf::Reduction::Sum) {
+    const std::uint64_t each = mpcf::kLeastBytesPerFunction<T>;
+    const mpcf::ResultLimits limits = mpcf::result_limits(each);
+    const std::string result = what + " gives a result of " + std::to_string(count) + " functions";
+    if (count > limits.in_64_bits) {
+      throw InvalidArgument(result + " of at least " + std::to_string(each) +
+                            " bytes each, more bytes than 64 bits can count");
+    }
+    if (count > limits.in_memory) {
+      throw mpcf::OutOfMemory(result + " (" + mpcf::bytes_text(count * each) +
+                              " at least), more than this machine's memory (" +
+                              mpcf::bytes_text(limits.memory_bytes) + ")");
+    }
   }
   if (rest.empty()) rest.push_back(1);
   return new_handle<T>(reduce(count, shape[axis], inner), rest, X->type);

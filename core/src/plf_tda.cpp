@@ -11,6 +11,7 @@
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/number_text.hpp"
 #include "mpcf/core/plf_builder.hpp"
+#include "mpcf/core/result_size.hpp"
 
 namespace mpcf {
 
@@ -232,6 +233,31 @@ void silhouette(const std::vector<Bar>& bars, double q, std::uint64_t index,
   out.end_function();
 }
 
+// k is limited by the size of the result alone (result_size.hpp): levels
+// beyond a barcode's bars are zero functions, which keeps the shape (n, k)
+// for every k, but each still takes a breakpoint and an offset. No barcode:
+// an empty result, whatever k.
+template <typename T>
+void check_landscape_count(std::uint64_t n, std::uint64_t k) {
+  if (n == 0) return;
+  const std::uint64_t each = kLeastBytesPerFunction<T>;
+  const ResultLimits limits = result_limits(each);
+  const std::string barcodes = std::to_string(n) + (n == 1 ? " barcode" : " barcodes");
+  const std::string what = "k = " + std::to_string(k) + " is too large: the landscapes of " + barcodes +
+                           " take at least " + std::to_string(each) + " bytes each (a " +
+                           dtype_name<T>() + " breakpoint and an offset), ";
+  if (k > limits.in_64_bits / n) {
+    throw InvalidArgument(what + "n * k * " + std::to_string(each) +
+                          " bytes in all, more than 64 bits can count; k can be at most " +
+                          std::to_string(limits.in_64_bits / n) + " for " + barcodes);
+  }
+  if (k > limits.in_memory / n) {
+    throw OutOfMemory(what + bytes_text(n * k * each) + " in all, more than this machine's memory (" +
+                      bytes_text(limits.memory_bytes) + "); k can be at most " +
+                      std::to_string(limits.in_memory / n) + " here");
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -239,10 +265,7 @@ std::shared_ptr<const PcfCollection<T>> landscapes(std::uint64_t n, const std::u
                                                    const double* bars, std::uint64_t k,
                                                    double clip) {
   if (k == 0) throw InvalidArgument("k = 0: ask for at least one landscape (k >= 1)");
-  if (n > std::numeric_limits<std::uint64_t>::max() / k) {
-    throw InvalidArgument(std::to_string(n) + " barcodes of " + std::to_string(k) +
-                          " landscapes each are more functions than 64 bits can count");
-  }
+  check_landscape_count<T>(n, k);
   validate<T>(n, offsets, bars, clip);
   PlfBuilder<T> out;
   // A hint only: k may be far beyond the number of bars (zero functions).

@@ -246,6 +246,70 @@ static void test_landscapes_and_silhouettes(void** s) {
   mpcf_pcfs_destroy(S);
 }
 
+/* k is limited only by the size of the result, checked before anything is
+ * allocated: levels beyond the bars are zero functions (the shape stays
+ * {n, k}); n * k functions take at least one breakpoint and one 64-bit
+ * offset each, 2 * 8 + 8 = 24 bytes in float64, 2 * 4 + 8 = 16 in float32. */
+static void test_landscapes_k_is_limited_by_the_result_size(void** s) {
+  (void)s;
+  const uint64_t one[2] = {0, 1};
+  const double bar[2] = {0, 2};
+  mpcf_pcfs* L = NULL;
+  /* One bar, k = 4: lambda_1 is its tent, lambda_2 .. lambda_4 the zero
+     function (0, 0). */
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, 4, INFINITY, &L), MPCF_OK, NULL);
+  uint64_t shape[2], off[5];
+  double t[8], v[8];
+  expect(mpcf_pcfs_shape(L, shape, 2), MPCF_OK, NULL);
+  assert_int_equal(shape[0], 1);
+  assert_int_equal(shape[1], 4);
+  expect(mpcf_pcfs_offsets(L, off, 5), MPCF_OK, NULL);
+  expect(mpcf_pcfs_breakpoints(L, t, v, 8), MPCF_OK, NULL);
+  const uint64_t want_off[5] = {0, 3, 4, 5, 6};
+  const double want_t[6] = {0, 1, 2, 0, 0, 0}, want_v[6] = {0, 1, 0, 0, 0, 0};
+  for (int k = 0; k < 5; ++k) assert_int_equal(off[k], want_off[k]);
+  for (int k = 0; k < 6; ++k) assert_true(t[k] == want_t[k] && v[k] == want_v[k]);
+  mpcf_pcfs_destroy(L);
+
+  /* k = 2^64 - 1 (was an attempt to build 2^64 - 1 zero functions, until
+     memory ran out): more bytes than 64 bits count. The largest k named:
+     floor((2^64 - 1) / 24) in float64; floor(floor((2^64 - 1) / 16) / 3) for
+     3 barcodes in float32. *out is untouched. */
+  mpcf_pcfs* const sentinel = (mpcf_pcfs*)(uintptr_t)0x5e17;
+  L = sentinel;
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, UINT64_MAX, INFINITY, &L),
+         MPCF_ERROR_INVALID_ARGUMENT, "k = 18446744073709551615 ");
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, UINT64_MAX, INFINITY, &L),
+         MPCF_ERROR_INVALID_ARGUMENT, "k can be at most 768614336404564650 ");
+  assert_ptr_equal(L, sentinel);
+  const uint64_t three[4] = {0, 1, 1, 1};
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT32, 3, three, bar, (uint64_t)1 << 62, INFINITY, &L),
+         MPCF_ERROR_INVALID_ARGUMENT, "k can be at most 384307168202282325 ");
+  /* One past the limit is refused, the limit itself only by the memory. */
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, UINT64_C(768614336404564651), INFINITY, &L),
+         MPCF_ERROR_INVALID_ARGUMENT, "k = 768614336404564651 ");
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, UINT64_C(768614336404564650), INFINITY, &L),
+         MPCF_ERROR_OUT_OF_MEMORY, "k = 768614336404564650 ");
+  /* k = 2^40: 24 TiB, more than any machine's memory: refused by name,
+     before anything is allocated. */
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, (uint64_t)1 << 40, INFINITY, &L),
+         MPCF_ERROR_OUT_OF_MEMORY, "k = 1099511627776 ");
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 1, one, bar, (uint64_t)1 << 40, INFINITY, &L),
+         MPCF_ERROR_OUT_OF_MEMORY, "k can be at most ");
+  assert_ptr_equal(L, sentinel);
+  mpcf_error_detail detail = {sizeof(mpcf_error_detail), MPCF_OK, 0, 0, 0, 0};
+  expect(mpcf_last_error_detail(&detail), MPCF_OK, NULL);
+  assert_int_equal(detail.barcode_index, -1); /* about k, no barcode */
+  /* No barcode: an empty result of shape (0, k), whatever k. */
+  const uint64_t none[1] = {0};
+  L = NULL;
+  expect(mpcf_plfs_landscapes(MPCF_FLOAT64, 0, none, NULL, UINT64_MAX, INFINITY, &L), MPCF_OK, NULL);
+  expect(mpcf_pcfs_shape(L, shape, 2), MPCF_OK, NULL);
+  assert_int_equal(shape[0], 0);
+  assert_true(shape[1] == UINT64_MAX);
+  mpcf_pcfs_destroy(L);
+}
+
 static void test_plf_files_keep_the_type(void** s) {
   (void)s;
   mpcf_pcfs* X = make(1, MPCF_FLOAT32, 4, k4_offsets, k4_points);
@@ -449,6 +513,7 @@ int main(void) {
       cmocka_unit_test(test_plf_pair_values),
       cmocka_unit_test(test_plf_matrices_match_pairs),
       cmocka_unit_test(test_landscapes_and_silhouettes),
+      cmocka_unit_test(test_landscapes_k_is_limited_by_the_result_size),
       cmocka_unit_test(test_plf_files_keep_the_type),
       cmocka_unit_test(test_mixing_kinds_is_refused),
       cmocka_unit_test(test_component_axis),

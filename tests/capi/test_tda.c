@@ -370,6 +370,15 @@ static void test_reduce_empty(void** s) {
   expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 2, &S), MPCF_ERROR_OUT_OF_MEMORY, "1099511627776 functions");
   expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_MEAN, 2, &S), MPCF_ERROR_INVALID_ARGUMENT, "mean of no functions");
   assert_ptr_equal(S, SENTINEL);
+  /* The rule of mpcf_plfs_landscapes' k: 2^60 zero functions fit 64 bits,
+   * their 2^60 * 24 bytes do not (was OUT_OF_MEMORY, as if a larger machine
+   * could hold them); 2^59 * 24 bytes do, and are more than the memory. */
+  ok(mpcf_pcfs_reshape(E, 3, (const uint64_t[]){(uint64_t)1 << 60, 1, 0}));
+  expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 2, &S), MPCF_ERROR_INVALID_ARGUMENT,
+               "1152921504606846976 functions of at least 24 bytes each, more bytes than 64 bits can count");
+  ok(mpcf_pcfs_reshape(E, 3, (const uint64_t[]){(uint64_t)1 << 59, 1, 0}));
+  expect_error(mpcf_pcfs_reduce(E, MPCF_REDUCE_SUM, 2, &S), MPCF_ERROR_OUT_OF_MEMORY, "576460752303423488 functions");
+  assert_ptr_equal(S, SENTINEL);
   ok(mpcf_pcfs_reduce(E, MPCF_REDUCE_MEAN, 0, &S)); /* shape (1, 0): empty */
   ok(mpcf_pcfs_count(S, &n));
   assert_int_equal(n, 0);

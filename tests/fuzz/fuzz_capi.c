@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_support.h"
 #include "mpcf/mpcf.h"
@@ -3520,18 +3521,40 @@ static int cmp_ldouble_desc(const void* a, const void* b) {
   return x > y ? -1 : x < y;
 }
 
+/* mpcf.h, mpcf_plfs_landscapes: the n * k functions of the result take at
+ * least 2 * sizeof(dtype) + 8 bytes each (16 in float32, 24 in float64); a
+ * k for which that passes 64 bits is MPCF_ERROR_INVALID_ARGUMENT, one for
+ * which it passes the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY;
+ * n = 0 allows any k. MPCF_OK when the result fits. */
+static mpcf_status landscape_size_status(mpcf_dtype dt, uint64_t n, uint64_t k) {
+  if (n == 0 || k == 0) return MPCF_OK;
+  const uint64_t each = dt == MPCF_FLOAT32 ? 16 : 24;
+  if (k > UINT64_MAX / each / n) return MPCF_ERROR_INVALID_ARGUMENT;
+#ifdef _SC_PHYS_PAGES
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  /* both sides exact in long double's 64-bit mantissa */
+  if (pages > 0 && page > 0 && (long double)n * k * each > (long double)pages * page) {
+    return MPCF_ERROR_OUT_OF_MEMORY;
+  }
+#endif
+  return MPCF_OK;
+}
+
 /* sub-operation 8: LANDSCAPES dst which dtype n flags bars-per-barcode...
  * bars... k-or-q clip: mpcf_plfs_landscapes (which bit 0 clear; k = the
- * byte % 7, 0 an error) or mpcf_plfs_silhouettes (q = the byte % 10 from a
- * table: 0, 1, 2, 0.5, 3, -1, NaN, inf, 1e300, -0). Bars as for
+ * byte % 7, 0 an error; with flags bit 8 a huge k, the byte % 7 picking
+ * 2^64 - 1, 2^63, the largest k whose result's bytes fit 64 bits plus one,
+ * that k itself, 2^50, 2^45, 2^62) or mpcf_plfs_silhouettes (q = the byte %
+ * 10 from a table: 0, 1, 2, 0.5, 3, -1, NaN, inf, 1e300, -0). Bars as for
  * FROM_BARCODES. clip: 0 none (+inf), 1 10, 2 0, 3 -5, 4 1e6, 5 NaN, 6 -inf,
  * 7 1e39, else a value code. flags: 1 NULL out, 2 NULL offsets, 4 NULL
- * bars. Checks the status (k = 0, q < 0 or NaN or inf, a bad clip, bad bars,
- * an infinite bar without clip: the message names barcode and bar), the
- * shape ((n, k) or (n)), the function type (PLF), the canonical form and the
- * values: the result evaluated (mpcf_pcfs_evaluate) at its breakpoints,
- * between them and beyond them against the k-th largest tent / the weighted
- * mean of the tents, computed here from the bars. */
+ * bars, 8 a huge k. Checks the status (k = 0, a k whose result is too large
+ * for 64 bits or for this machine's memory, q < 0 or NaN or inf, a bad clip,
+ * bad bars, an infinite bar without clip: the message names barcode and
+ * bar), the shape ((n, k) or (n)), the function type (PLF), the canonical
+ * form and the values: the result evaluated (mpcf_pcfs_evaluate) at its
+ * breakpoints, between them and beyond them against the k-th largest tent /
+ * the weighted mean of the tents, computed here from the bars. */
 static void tda_landscapes(fz_reader* r, state* st) {
   slot* dst = &st->s[fz_u8(r) % N_SLOTS];
   const int silhouette = fz_u8(r) & 1;
@@ -3548,7 +3571,12 @@ static void tda_landscapes(fz_reader* r, state* st) {
   double bars[2 * MAX_BARCODES * MAX_BARS + 2];
   decode_bars(r, total, bars);
   const unsigned kq = fz_u8(r);
-  const uint64_t k = kq % 7;
+  const int huge_k = !silhouette && (flags & 8);
+  /* the largest k whose n * k functions' bytes fit 64 bits (n = 0: any) */
+  const uint64_t k64 = n == 0 ? UINT64_MAX : UINT64_MAX / (dt == MPCF_FLOAT32 ? 16 : 24) / n;
+  const uint64_t huge[7] = {UINT64_MAX, UINT64_C(1) << 63, k64 == UINT64_MAX ? k64 : k64 + 1, k64,
+                            UINT64_C(1) << 50, UINT64_C(1) << 45, UINT64_C(1) << 62};
+  const uint64_t k = huge_k ? huge[kq % 7] : kq % 7;
   static const double qs[10] = {0.0, 1.0, 2.0, 0.5, 3.0, -1.0, NAN, INFINITY, 1e300, -0.0};
   const double q = qs[kq % 10];
   const unsigned cc = fz_u8(r);
@@ -3575,6 +3603,12 @@ static void tda_landscapes(fz_reader* r, state* st) {
   if (null_out || null_off || !dtype_ok) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (!null_off && total > 0 && null_bars) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (!silhouette && k == 0) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  const unsigned before_size = e.errors | e.also;
+  const mpcf_status size_status = silhouette ? MPCF_OK : landscape_size_status(dt, n, k);
+  if (size_status != MPCF_OK) e.errors |= ST(size_status);
+  /* A huge k that this machine's memory would hold (none of the table's on
+   * any machine of less than 512 TiB): not built here. */
+  if (huge_k && n > 0 && size_status == MPCF_OK) return;
   if (silhouette && !(q >= 0 && isfinite(q))) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (isnan(clip) || clip == -INFINITY) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
   if (isfinite(clip) && overflows(dt, clip) == 1) e.errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
@@ -3616,6 +3650,14 @@ static void tda_landscapes(fz_reader* r, state* st) {
       const char* m = mpcf_last_error_message();
       FZ_CHECK(strstr(m, "barcode ") != NULL && strstr(m, "bar ") != NULL,
                "%s refused a bad bar without naming barcode and bar: '%s'", call, m);
+    }
+    if (before_size == 0 && !bar_error && size_status != MPCF_OK && (e.errors | e.also) == ST(size_status)) {
+      /* refused for k alone: the message names k and its largest value */
+      const char* m = mpcf_last_error_message();
+      char named[48];
+      snprintf(named, sizeof named, "k = %llu ", (unsigned long long)k);
+      FZ_CHECK(strstr(m, named) != NULL && strstr(m, "k can be at most ") != NULL,
+               "%s refused k = %llu without naming k and its largest value: '%s'", call, (unsigned long long)k, m);
     }
     return;
   }

@@ -368,10 +368,18 @@ def _clip(clip):
     return bytes([8]) + val(clip)
 
 
-def landscapes(dst, barcodes, k=2, clip=math.inf, dtype="f64", raw_dtype=None, null=()):
-    """LANDSCAPES (mpcf_plfs_landscapes): k 0..6; clip a CLIP key or a number."""
+HUGE_K = {"2^64-1": 0, "2^63": 1, "limit+1": 2, "limit": 3, "2^50": 4, "2^45": 5, "2^62": 6}
+
+
+def landscapes(dst, barcodes, k=2, clip=math.inf, dtype="f64", raw_dtype=None, null=(), huge=None):
+    """LANDSCAPES (mpcf_plfs_landscapes): k 0..6, or huge a HUGE_K key (flag
+    8; "limit": the largest k whose result's bytes fit 64 bits); clip a CLIP
+    key or a number."""
     dcode = (0x80 | raw_dtype) if raw_dtype is not None else (1 if dtype == "f32" else 0)
     flags = (1 if "out" in null else 0) | (2 if "offsets" in null else 0) | (4 if "bars" in null else 0)
+    if huge is not None:
+        flags |= 8
+        k = HUGE_K[huge]
     return bytes([OP_TDA, TDA_LANDSCAPES, dst, 0, dcode, len(barcodes), flags]) + _bars(barcodes) + \
         bytes([k]) + _clip(clip)
 
@@ -454,6 +462,16 @@ def plf_seeds():
         silhouettes(0, [[(1, math.inf)], [(0, 1)]]) + silhouettes(0, [[(1, math.inf)], [(0, 1)]], clip=-5) +
         silhouettes(0, [[(0, 2), (0, 1)]], q=1e300) + landscapes(0, [[(0, 1e39)]], dtype="f32") +
         landscapes(0, [[], []], k=6))
+    # k limited by the result's size: past 64 bits of bytes, past memory;
+    # no barcode: any k (an empty result of shape (0, k)).
+    s["landscapes-huge-k"] = (
+        landscapes(0, bars, huge="2^64-1") + landscapes(0, bars[:1], huge="2^63", dtype="f32") +
+        landscapes(0, bars, huge="limit+1") + landscapes(0, bars, huge="limit") +
+        landscapes(0, bars[:1], huge="2^50") + landscapes(0, bars, huge="2^45", dtype="f32") +
+        landscapes(0, bars[:2], huge="2^62") + landscapes(0, bars, huge="limit+1", null=("out",)) +
+        landscapes(0, [[(0, math.inf)]], huge="2^64-1") + landscapes(0, bars, huge="2^45", raw_dtype=3) +
+        landscapes(1, [], huge="2^64-1") + components(1) + pdist(1) + queries(1, 1) + roundtrip(1) +
+        landscapes(2, bars[:1], k=5) + evaluate(2, [0.5, 1.25]))
     return s
 
 

@@ -395,15 +395,48 @@ def test_components_on_scattered_collections_bad_inputs(client):
         with pytest.raises(mpcf.InvalidArgumentError, match="piecewise linear functions .* piecewise constant"
                            "|piecewise constant functions .* piecewise linear"):
             mdask.cdist(x, y, components=True, client=client)
+    # K = 2 against K = 3: libmpcf's message, at the call (K is known from
+    # the scattered collections' shapes; nothing is computed).
     narrow = mdask.scatter(mpcf.PlfCollection([[f, f, f]]), client=client)
-    with pytest.raises(mpcf.InvalidArgumentError):  # K = 2 against K = 3, from libmpcf on a worker
-        compute(client, mdask.cdist(plf, narrow, components=True, client=client))
+    for x, y, kx, ky in ((plf, narrow, 2, 3), (narrow, mpcf.PlfCollection([[f, f]]), 3, 2)):
+        with pytest.raises(mpcf.InvalidArgumentError,
+                           match=rf"^X holds objects of {kx} components but Y holds objects of {ky} components; "
+                                 "both collections must have the same component axis$"):
+            mdask.cdist(x, y, components=True, client=client)
     # Plain data in Y takes X's kind, as in mpcf.cdist.
     g = [(0.0, 0.0), (2.0, 2.0), (3.0, 0.0)]
     C = compute(client, mdask.cdist(plf, [[g, f]], components=True, client=client))
     assert C.tobytes() == mpcf.cdist(mpcf.PlfCollection([[f, f], [f, f]]), [[g, f]], components=True).tobytes()
     with pytest.raises(TypeError, match="components must be True or False"):
         mdask.pdist(plf, components=1, client=client)
+
+
+def test_objects_of_different_component_counts_fail_at_the_call(monkeypatch):
+    # No client: Dask's synchronous scheduler. A tile that ran would be
+    # computing; none may run.
+    def no_tile(*args):
+        raise AssertionError("a tile was computed")
+
+    for tile in ("cdist_tile", "knn_cross", "merge_parts"):
+        monkeypatch.setattr(_dask_tasks, tile, no_tile)
+    f = [(0.0, 1.0), (1.0, 0.0)]
+    X = mpcf.PlfCollection([[f, f], [f, f]])  # 2 objects of K = 2
+    Y = mpcf.PlfCollection([[f, f, f]])  # 1 object of K = 3
+    # libmpcf's message for the mismatch, written out.
+    message = ("^X holds objects of 2 components but Y holds objects of 3 components; "
+               "both collections must have the same component axis$")
+    with pytest.raises(mpcf.InvalidArgumentError, match=message):
+        mpcf.cdist(X, Y, components=True)  # the single-process call says the same
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(mpcf.InvalidArgumentError, match=message):
+            mdask.cdist(X, Y, components=True, chunks=1)
+        with pytest.raises(mpcf.InvalidArgumentError, match=message):
+            mdask.knn(X, 1, Y, components=True, chunks=1)
+        with pytest.raises(mpcf.InvalidArgumentError, match="Y holds objects of 2 components"):
+            mdask.cdist(Y, X, components=True)
+        # One K on both sides is fine; the graph is built, not computed.
+        D = mdask.cdist(X, mpcf.PlfCollection([[f, f]]), components=True, chunks=1)
+        assert D.shape == (2, 1)
 
 
 # ---- the collection reaches the workers once ---------------------------------

@@ -369,6 +369,28 @@ def test_landscape_and_silhouette_bad_arguments():
         mpcf.landscape(np.array([[3.0, 1.0]]), 1)
 
 
+def test_landscape_k_is_limited_by_the_result_size_not_by_the_bars():
+    bars = np.array([[0.0, 2.0]])
+    # Levels beyond the bars are the zero function: the shape stays (k,).
+    L = mpcf.landscape(bars, 3)
+    assert L.shape == (3,)
+    assert [f.tolist() for f in L.to_list()] == [[[0, 0], [1, 1], [2, 0]], [[0, 0]], [[0, 0]]]
+    # 2^64 - 1 landscapes of at least 24 bytes each (a float64 breakpoint and
+    # a 64-bit offset) need more bytes than 64 bits count: libmpcf refuses k
+    # by name, with its largest value floor((2^64 - 1) / 24), before
+    # allocating anything (it used to build zero functions until memory ran
+    # out).
+    with pytest.raises(mpcf.InvalidArgumentError,
+                       match=r"^k = 18446744073709551615 .*k can be at most 768614336404564650 ") as info:
+        mpcf.landscape(bars, 2**64 - 1)
+    assert info.value.status_name == "MPCF_ERROR_INVALID_ARGUMENT" and info.value.barcode_index is None
+    # 2^40 landscapes (24 TiB) fit 64 bits but no machine's memory.
+    with pytest.raises(mpcf.OutOfMemoryError, match=r"^k = 1099511627776 .*k can be at most \d+"):
+        mpcf.landscape(bars, 2**40)
+    with pytest.raises(MemoryError):
+        mpcf.landscape([bars, bars], 2**40, dtype=np.float32)
+
+
 def test_landscape_against_persim():
     landscapes = pytest.importorskip("persim.landscapes")
     rng = np.random.default_rng(7)

@@ -842,7 +842,16 @@ MPCF_API mpcf_status mpcf_pcfs_from_barcodes(mpcf_barcode_summary kind,
  *  exact: the births, deaths and peaks of the tents and the crossings of
  *  their edges, computed in double and rounded once to the dtype; a lambda_j
  *  that is zero everywhere is the zero function (the breakpoint (0, 0)).
- *  k >= 1. A bar with death = +INFINITY is an error naming barcode and bar,
+ *  k >= 1, and k may exceed the bars: the levels beyond them are zero
+ *  functions, so the shape is {n, k} for every k. What limits k is the
+ *  result's size: each of its n * k functions takes at least one breakpoint
+ *  and one offset, 2 * sizeof(dtype) + 8 bytes (24 in float64, 16 in
+ *  float32). A k for which that passes 64 bits (k > floor(floor((2^64 - 1)
+ *  / bytes) / n)) is MPCF_ERROR_INVALID_ARGUMENT; one for which it passes
+ *  the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY; both messages
+ *  name k and its largest value, and both come before anything is
+ *  allocated. With n = 0 any k gives the empty collection of shape {0, k}.
+ *  A bar with death = +INFINITY is an error naming barcode and bar,
  *  unless clip is finite: then such a death is clip (and a bar with
  *  birth >= clip contributes nothing); clip = INFINITY means none. */
 MPCF_API mpcf_status mpcf_plfs_landscapes(mpcf_dtype dtype, uint64_t n,
@@ -879,7 +888,9 @@ typedef enum mpcf_reduction {
  *  The sum of no function is the zero function; the mean of none is
  *  MPCF_ERROR_INVALID_ARGUMENT, and so is a result that overflows the dtype.
  *  (An empty collection's other dimensions can be anything: a result of
- *  more than 2^64 functions is MPCF_ERROR_INVALID_ARGUMENT, one larger than
+ *  more than 2^64 functions, or a sum whose functions take more bytes than
+ *  64 bits count (at least 2 * sizeof(dtype) + 8 each, as in
+ *  mpcf_plfs_landscapes), is MPCF_ERROR_INVALID_ARGUMENT, one larger than
  *  the machine's physical memory MPCF_ERROR_OUT_OF_MEMORY, both before
  *  anything is allocated.) */
 MPCF_API mpcf_status mpcf_pcfs_reduce(const mpcf_pcfs* X, mpcf_reduction op,

@@ -374,7 +374,10 @@ def landscape(
         As in :func:`betti_curve`: one barcode or many, as arrays, lists,
         ripser's dict, GUDHI's persistence() list or giotto-tda's arrays.
     k : int
-        The number of levels, k >= 1.
+        The number of levels, k >= 1. Levels beyond the bars are zero
+        functions; k is limited only by the size of the result (each of its
+        functions takes at least a breakpoint and an offset, 24 bytes in
+        float64, 16 in float32).
     clip : float, optional
         The death given to infinite bars (a bar born at or after clip then
         contributes nothing). None (default): an infinite bar is an error.
@@ -385,7 +388,11 @@ def landscape(
         A bad bar (NaN, infinite birth, death < birth, a number overflowing
         the dtype, an infinite death without ``clip``), named by barcode and
         bar (``barcode 2, bar 5 (birth 3, death inf): ...``); a bad clip;
-        k = 0.
+        k = 0; a k whose result needs more bytes than 64 bits count (the
+        message names k and its largest value).
+    mpcf.OutOfMemoryError
+        A k whose result needs more than the machine's memory (a
+        MemoryError; the message names k and its largest value here).
     TypeError
         k or clip not a number; barcodes in none of the forms.
     ValueError
@@ -411,8 +418,8 @@ def landscape(
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
         raise TypeError(f"k must be an integer, not {k!r} ({type(k).__name__})")
     k = int(k)
-    # Only what the C type (uint64_t) cannot carry is checked here; k = 0 is
-    # refused by libmpcf.
+    # Only what the C type (uint64_t) cannot carry is checked here; k = 0 and
+    # a k whose result is too large are refused by libmpcf.
     if k < 0:
         raise ValueError(f"k = {k} is negative; ask for at least one landscape (k >= 1)")
     if k >= 2**64:

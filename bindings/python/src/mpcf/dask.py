@@ -250,16 +250,42 @@ class _Source:
         self.token = (self.ref.key, None)
 
 
+def _objects_of(X: Any) -> Optional[int]:
+    """K, the functions per object, of an input read as objects
+    (components=True), from its metadata alone; None for plain functions
+    (and for scattered data that were objects already, which only this
+    module makes, after checking them)."""
+    if isinstance(X, _tasks.ComponentObjects):
+        return X.K
+    if isinstance(X, ScatteredPcfs):
+        return X._objects_of
+    return None
+
+
+def _empty_like(X: Any, K: Optional[int]) -> Any:
+    """An empty collection of X's kind and dtype: shape (0, K) for objects
+    of K functions, else (0,)."""
+    dtype = np.dtype(X.dtype)
+    none = np.empty(0, dtype=dtype)
+    return _kind(X).from_csr(np.zeros(1, dtype=np.uint64), none, none,
+                             shape=(0, K) if K is not None else None)
+
+
 def _inputs(X: Any, Y: Any, components: Any = False) -> Tuple[Any, Any]:
     """X and Y of a cross computation (plain data in Y takes X's dtype and
     kind). libmpcf judges whether they go together (one dtype, one kind of
-    function) on empty collections of theirs, so a mismatch fails here with
-    its message rather than later on the workers."""
+    function, objects of one K) on empty collections of theirs (shape (0,)
+    or (0, K)): the data may be on the workers only, their metadata is here.
+    So a mismatch fails at the call with libmpcf's message rather than when
+    the tiles are computed, and nothing is computed to find it."""
     same = Y is X
     X = _input(X, np.float64, components)
     Y = X if same else _input(Y, X.dtype, components, _kind(X))
     if not same:
-        _ops.cdist(_kind(X)([], dtype=X.dtype), _kind(Y)([], dtype=Y.dtype))
+        kx, ky = _objects_of(X), _objects_of(Y)
+        objects = kx is not None and ky is not None
+        _ops.cdist(_empty_like(X, kx if objects else None), _empty_like(Y, ky if objects else None),
+                   components=objects)
     return X, Y
 
 

@@ -59,7 +59,10 @@ namespace mpcf {
 
 // Landscapes lambda_1 .. lambda_k of each of the n barcodes: n * k PLFs,
 // function i * k + (j - 1) is lambda_j of barcode i (shape (n, k)).
-// k >= 1. Validates every bar first; throws InvalidArgument.
+// k >= 1, limited by the result's size alone (result_size.hpp: past 64 bits
+// of bytes InvalidArgument, past the physical memory OutOfMemory; levels
+// beyond the bars are zero functions). Checks k, then validates every bar;
+// throws InvalidArgument.
 template <typename T>
 std::shared_ptr<const PcfCollection<T>> landscapes(std::uint64_t n, const std::uint64_t* offsets,
                                                    const double* bars, std::uint64_t k,
