@@ -350,7 +350,7 @@ _WRONG = [
     ("Ref{Ptr{mpcf_pcfs}}", "Ref{mpcf_pcfs}"), ("Ref{Ptr{mpcf_options}}", "Ref{mpcf_options}"),
     ("Ref{Ptr{mpcf_task}}", "Ref{Ptr{mpcf_pcfs}}"),
     ("Ptr{mpcf_pcfs}", "Ptr{mpcf_options}"), ("Ptr{mpcf_options}", "Ptr{mpcf_task}"),
-    ("Ptr{mpcf_task}", "Ptr{mpcf_pcfs}"),
+    ("Ptr{mpcf_task}", "Ptr{mpcf_pcfs}"), ("Ptr{mpcf_task_info}", "Ptr{mpcf_task}"),
     ("Ref{UInt64}", "Ref{Csize_t}"), ("Ref{Cdouble}", "Ref{Cfloat}"), ("Ptr{Cdouble}", "Ptr{Cfloat}"),
     ("Ref{Cint}", "Ref{Int64}"),
     ("Ptr{UInt64}", "Ptr{Int64}"), ("Ptr{Cint}", "Ptr{Int64}"), ("Ptr{Cvoid}", "Ptr{UInt64}"),
