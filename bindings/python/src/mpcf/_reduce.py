@@ -413,18 +413,20 @@ def kneighbors_graph(
 
 
 def _kernel_args(kernel: str, p: Optional[float], sigma: float) -> Tuple[int, float, float]:
+    """The kernel's code, p and sigma as libmpcf takes them; libmpcf judges
+    p (>= 1 or inf) and sigma (its ``scale``: finite, > 0) when it computes."""
     if not isinstance(kernel, str) or kernel not in _KERNELS:
         raise ValueError(f"kernel must be one of 'l2', 'gaussian', 'laplacian', not {kernel!r}")
     p = _DEFAULT_P[kernel] if p is None else exponent(p)
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):
         raise TypeError(f"sigma must be a real number, not {type(sigma).__name__}")
-    sigma = float(sigma)
-    if kernel != "l2" and not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma = {sigma}; the {kernel} kernel needs a finite sigma > 0")
-    return _KERNELS[kernel], p, sigma
+    return _KERNELS[kernel], p, float(sigma)
 
 
 def _matvec(X, Yc, V, kind, p, sigma, options, progress) -> np.ndarray:
+    """K V through mpcf_kernel_matvec_start. V's shape is checked here (its
+    rows against the collection); libmpcf checks r >= 1 and that V, as
+    converted to X's dtype, is finite."""
     rows = Yc.size if Yc is not None else X.size
     V = np.asarray(V)
     if V.dtype.kind not in "iuf":
@@ -435,11 +437,6 @@ def _matvec(X, Yc, V, kind, p, sigma, options, progress) -> np.ndarray:
         raise ValueError(f"V has shape {V.shape}; it needs {rows} rows ({what}), as (n,) or (n, r)")
     V2 = np.ascontiguousarray(V.reshape(rows, -1), dtype=X.dtype)
     r = V2.shape[1]
-    if r == 0:
-        raise ValueError("V has no columns (r = 0)")
-    if not np.all(np.isfinite(V2)):
-        bad = tuple(int(x) for x in np.argwhere(~np.isfinite(V2))[0])
-        raise ValueError(f"V must be finite; V{list(bad) if not vector else [bad[0]]} is {V2[bad]}")
     out = np.empty((X.size, r), dtype=X.dtype)
     _run_task(
         lambda: swig.mpcf_kernel_matvec_start(
@@ -479,9 +476,11 @@ def kernel_matvec(
     ----------
     X, Y : PcfCollection or anything it accepts (flattened row-major)
     V : array_like, shape (Y.size,) or (Y.size, r)
-        Finite; converted to X's dtype.
+        Converted to X's dtype, where it must be finite (libmpcf's rule; its
+        error names the element as ``V[j][c]``, row and column).
     kernel, p, sigma
-        As above; p >= 1 or inf.
+        As above; p >= 1 or inf; sigma finite and > 0 (libmpcf's ``scale``,
+        the name its error uses).
     window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
     components : bool
