@@ -11,7 +11,7 @@ shape or GPU count on one backend.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -111,6 +111,29 @@ def knn(
            [4.]]), array([[1],
            [0]]))
     """
+    return _knn(X, k, Y, p, window, backend, threads, devices, progress, components)
+
+
+def knn_if(
+    proceed: Callable[[Dict[str, Any]], bool],
+    X: PcfsLike,
+    k: int,
+    Y: Optional[PcfsLike] = None,
+    *,
+    p: float = 1,
+    window: Optional[Sequence[float]] = None,
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """:func:`knn`, or None where ``proceed`` refuses libmpcf's account of
+    the task at its start (``proceed(info)``, ``info`` as
+    :func:`mpcf.last_task_info` gives it: the backend is chosen then); the
+    task is then cancelled before it has done much."""
+    return _knn(X, k, Y, p, window, backend, threads, devices, False, False, proceed)
+
+
+def _knn(X, k, Y, p, window, backend, threads, devices, progress, components, proceed=None):
     X, Yc = _inputs(X, Y, components)
     k = count(k, "k")
     p = exponent(p)
@@ -119,14 +142,15 @@ def knn(
     distances = np.empty(X.shape + (k,), dtype=X.dtype)
     indices = np.empty(X.shape + (k,), dtype=np.int64)
     size = X.size * k
-    _run_task(
+    finished = _run_task(
         lambda: swig.mpcf_knn_start(
             X._handle, Yc._handle if Yc is not None else None, p, k, address(distances),
             address(indices), size, options),
         progress,
         "knn",
+        proceed,
     )
-    return distances, indices
+    return (distances, indices) if finished else None
 
 
 def _flag(value: Any, name: str) -> bool:
