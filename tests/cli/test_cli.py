@@ -1274,7 +1274,19 @@ class Plfs(ToolTest):
             (["pdist", "--clip", "3", src], "--clip applies"),
             (["pdist", "--type", "cubic", src], "--type 'cubic'"),
             (["pdist", "--type", "linear", "--from-barcodes", "betti", src], "--type applies"),
-            (["pdist", "--from-barcodes", "silhouette", "--q", "-1", src], "--q '-1'"),
+            # K, Q and the clip are libmpcf's to judge, before any file is read.
+            (["pdist", "--from-barcodes", "silhouette", "--q", "-1", src],
+             "--from-barcodes silhouette: q = -1: the weight exponent of a silhouette must be "
+             "finite and >= 0"),
+            (["pdist", "--from-barcodes", "landscape", "--levels", "0", src],
+             "--from-barcodes landscape: k = 0: ask for at least one landscape (k >= 1)"),
+            (["pdist", "--from-barcodes", "landscape", "--k", "2", "--clip", "nan", src],
+             "--from-barcodes landscape: clip is nan; give the time to cut infinite bars at"),
+            (["pdist", "--from-barcodes", "silhouette", "--clip", "1e39", "--dtype", "float32",
+              src], "--from-barcodes silhouette: clip = 1e+39 overflows float32"),
+            (["pdist", "--from-barcodes", "silhouette", "--q", "x", src], "--q 'x' is not a number"),
+            (["pdist", "--from-barcodes", "landscape", "--levels", "-1", src],
+             "--levels '-1' is not a whole number"),
         ]:
             r = run(args)
             self.assertEqual(r.returncode, 2, args)
