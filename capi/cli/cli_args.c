@@ -1,8 +1,10 @@
 /* The command line of the mpcf tool: its options, their parsing, and the
  * checks of which options go with which command (cli.h). The values
- * libmpcf takes (p, the window, threads, backend, the CUDA threshold) are
- * judged by libmpcf itself: set on the options as they are parsed, or
- * checked with mpcf_exponent_check, so the tool repeats none of its rules. */
+ * libmpcf takes (p, the window, threads, backend, the CUDA threshold, the
+ * landscapes' K, the silhouettes' Q, the clip) are judged by libmpcf
+ * itself: set on the options as they are parsed, or checked with
+ * mpcf_exponent_check and check_barcode_settings, so the tool repeats none
+ * of its rules. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -84,6 +86,24 @@ static int parse_double(const char* s, double* out) {
   if (*stop != '\0') return 0;
   *out = d;
   return 1;
+}
+
+/* The landscapes' K (k >= 1), the silhouettes' Q (finite, >= 0) and the
+ * clip (not NaN or -inf, within the dtype), as libmpcf judges them: a
+ * conversion of no barcodes, which checks them and has no bar to check, so
+ * a bad value is a command-line error before any file is read. */
+static int check_barcode_settings(const cli_barcode_spec* spec, mpcf_dtype dtype) {
+  const uint64_t offsets[1] = {0};
+  const double no_bars[2] = {0.0, 0.0};
+  mpcf_pcfs* none = NULL;
+  const int landscape = spec->kind == CLI_BARCODES_LANDSCAPE;
+  const mpcf_status s =
+      landscape ? mpcf_plfs_landscapes(dtype, 0, offsets, no_bars, spec->k, spec->clip, &none)
+                : mpcf_plfs_silhouettes(dtype, 0, offsets, no_bars, spec->q, spec->clip, &none);
+  mpcf_pcfs_destroy(none);
+  if (s == MPCF_OK) return EXIT_OK;
+  return usage_error("--from-barcodes %s: %s", landscape ? "landscape" : "silhouette",
+                     library_reason());
 }
 
 /* -p: a number here; libmpcf judges it (p >= 1 or inf). */
@@ -300,23 +320,19 @@ static int apply_option(cli_args* a, int id, const char* value) {
       char* end = NULL;
       errno = 0;
       const unsigned long long levels = strtoull(value, &end, 10);
-      if (value[0] == '-' || value[0] == '\0' || *end != '\0' || errno != 0 || levels == 0) {
-        return usage_error("--levels '%s' is not a whole number >= 1", value);
+      if (value[0] == '-' || value[0] == '\0' || *end != '\0' || errno != 0) {
+        return usage_error("--levels '%s' is not a whole number", value);
       }
       a->bspec.k = levels;
       a->levels_set = 1;
       return EXIT_OK;
     }
     case OPT_Q:
-      if (!parse_double(value, &a->bspec.q) || !isfinite(a->bspec.q) || a->bspec.q < 0) {
-        return usage_error("--q '%s' is not a finite number >= 0", value);
-      }
+      if (!parse_double(value, &a->bspec.q)) return usage_error("--q '%s' is not a number", value);
       a->q_set = 1;
       return EXIT_OK;
     case OPT_CLIP:
-      if (!parse_double(value, &a->bspec.clip) || isnan(a->bspec.clip)) {
-        return usage_error("--clip '%s' is not a number", value);
-      }
+      if (!parse_double(value, &a->bspec.clip)) return usage_error("--clip '%s' is not a number", value);
       a->clip_set = 1;
       return EXIT_OK;
     case OPT_SUMMARY: a->force_summary = 1; return EXIT_OK;
@@ -487,6 +503,10 @@ int check_args(cli_args* a) {
                                                : "piecewise constant functions");
   }
   a->bspec.kind = a->barcodes;
+  if (landscape || silhouette) {
+    const int bad = check_barcode_settings(&a->bspec, a->dtype);
+    if (bad != EXIT_OK) return bad;
+  }
   if (a->cmd == CMD_KNN && !a->k_set) {
     return usage_error("knn needs -k K, the number of neighbours");
   }

@@ -1,8 +1,11 @@
 /* Long-format CSV (id,t,v) to CSR arrays. One pass over the input: lines
- * are read in chunks, split into fields in place, checked, and appended to
- * growing arrays in the requested dtype. Every check that the library would
- * also make (finite numbers, strictly increasing times) is made here first,
- * so that the error can name the line of the file. */
+ * are read in chunks, split into fields in place, checked as CSV (fields,
+ * numbers that fit the dtype, contiguous ids), and appended to growing
+ * arrays in the requested dtype. What the numbers must satisfy (finite,
+ * strictly increasing times; a bar's birth <= death) is libmpcf's rule and
+ * is checked there: the reader keeps the line of every row so that
+ * libmpcf's error, which names the function and breakpoint, can name the
+ * line too (csv_where). */
 #include "csv_reader.h"
 
 #include <errno.h>
@@ -174,36 +177,21 @@ static const char* split_fields(char* line, size_t len, fields* f) {
 
 /* ---- Numbers ---- */
 
-typedef enum { NUM_OK, NUM_EMPTY, NUM_NOT_A_NUMBER, NUM_NOT_FINITE, NUM_OUT_OF_RANGE } num_result;
+typedef enum { NUM_OK, NUM_EMPTY, NUM_NOT_A_NUMBER, NUM_OUT_OF_RANGE } num_result;
 
+/* A number as strtod reads it (NaN and infinities included: whether they
+ * are allowed is libmpcf's rule), refused only when its text is beyond the
+ * range of the dtype it is stored in. */
 static num_result parse_number(const char* s, size_t len, mpcf_dtype dtype, double* out) {
   if (len == 0) return NUM_EMPTY;
   char* stop = NULL;
   errno = 0;
   const double d = strtod(s, &stop);
   if (stop != s + len) return NUM_NOT_A_NUMBER;
-  if (isnan(d)) return NUM_NOT_FINITE;
-  if (isinf(d)) return errno == ERANGE ? NUM_OUT_OF_RANGE : NUM_NOT_FINITE;
-  if (dtype == MPCF_FLOAT32 && isinf((float)d)) return NUM_OUT_OF_RANGE;
+  if (isinf(d) && errno == ERANGE) return NUM_OUT_OF_RANGE;
+  if (dtype == MPCF_FLOAT32 && isfinite(d) && isinf((float)d)) return NUM_OUT_OF_RANGE;
   *out = d;
   return NUM_OK;
-}
-
-/* "inf", "+inf", "infinity", ... in any case (what strtod reads as +inf). */
-static int is_plus_infinity(const char* s, size_t len) {
-  if (len > 0 && *s == '+') {
-    ++s;
-    --len;
-  }
-  static const char* const words[] = {"inf", "infinity"};
-  for (size_t w = 0; w < 2; ++w) {
-    const size_t n = strlen(words[w]);
-    if (len != n) continue;
-    size_t k = 0;
-    while (k < n && (s[k] | 0x20) == words[w][k]) ++k;
-    if (k == n) return 1;
-  }
-  return 0;
 }
 
 static void describe_number_error(error_sink* e, const char* file, uint64_t line, const char* what,
@@ -216,10 +204,6 @@ static void describe_number_error(error_sink* e, const char* file, uint64_t line
       break;
     case NUM_NOT_A_NUMBER:
       report(e, "%s:%llu: %s '%s' is not a number", file, (unsigned long long)line, what, tok);
-      break;
-    case NUM_NOT_FINITE:
-      report(e, "%s:%llu: %s '%s' is not finite; NaN and infinite numbers are not allowed", file,
-             (unsigned long long)line, what, tok);
       break;
     case NUM_OUT_OF_RANGE:
       report(e, "%s:%llu: %s '%s' is out of the %s range%s", file, (unsigned long long)line, what,
@@ -308,14 +292,11 @@ typedef struct {
   csv_pcfs* out;
   int barcodes; /* rows are bars (id,birth,death): see csv_read_barcodes */
   uint64_t times_cap, values_cap, offsets_cap, ids_cap, first_cap, last_cap;
+  uint64_t run_row_cap, run_line_cap;
   uint64_t* last_line; /* line of each function's latest row */
+  uint64_t row_line;   /* line of the latest row */
   id_table table;
 } builder;
-
-static double element(const csv_pcfs* p, const void* array, uint64_t k) {
-  return p->dtype == MPCF_FLOAT32 ? (double)((const float*)array)[k]
-                                  : ((const double*)array)[k];
-}
 
 static void set_element(const csv_pcfs* p, void* array, uint64_t k, double x) {
   if (p->dtype == MPCF_FLOAT32) {
@@ -355,6 +336,16 @@ static int append_point(builder* b, double t, double v, uint64_t line) {
       !reserve(&p->values, &b->values_cap, p->total + 1, elem)) {
     return 0;
   }
+  if (p->runs == 0 || line != b->row_line + 1) { /* a new run of consecutive lines */
+    if (!reserve((void**)&p->run_row, &b->run_row_cap, p->runs + 1, sizeof(uint64_t)) ||
+        !reserve((void**)&p->run_line, &b->run_line_cap, p->runs + 1, sizeof(uint64_t))) {
+      return 0;
+    }
+    p->run_row[p->runs] = p->total;
+    p->run_line[p->runs] = line;
+    ++p->runs;
+  }
+  b->row_line = line;
   set_element(p, p->times, p->total, t);
   set_element(p, p->values, p->total, v);
   ++p->total;
@@ -373,7 +364,40 @@ void csv_pcfs_free(csv_pcfs* pcfs) {
   free(pcfs->times);
   free(pcfs->values);
   free(pcfs->first_line);
+  free(pcfs->run_row);
+  free(pcfs->run_line);
   memset(pcfs, 0, sizeof *pcfs);
+}
+
+uint64_t csv_row_line(const csv_pcfs* pcfs, uint64_t row) {
+  if (pcfs->runs == 0 || row >= pcfs->total) return 0;
+  uint64_t lo = 0, hi = pcfs->runs; /* the last run starting at or before row */
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (pcfs->run_row[mid] <= row) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return pcfs->run_line[lo] + (row - pcfs->run_row[lo]);
+}
+
+int csv_where(const csv_pcfs* pcfs, const char* display_name, int64_t function,
+              int64_t breakpoint, char* buf, size_t size) {
+  if (pcfs->runs == 0 || pcfs->components > 1 || function < 0 ||
+      (uint64_t)function >= pcfs->n) {
+    return 0;
+  }
+  const uint64_t first = pcfs->offsets[function];
+  const uint64_t m = pcfs->offsets[function + 1] - first;
+  const uint64_t row = breakpoint >= 0 && (uint64_t)breakpoint < m ? first + (uint64_t)breakpoint
+                                                                   : first;
+  char id[64];
+  const char* text = pcfs->ids[function];
+  snprintf(buf, size, "%s:%llu: id '%s'", display_name,
+           (unsigned long long)csv_row_line(pcfs, row), shown(id, sizeof id, text, strlen(text)));
+  return 1;
 }
 
 static int is_blank_line(const char* s, size_t len) {
@@ -391,7 +415,7 @@ static int is_comment_line(const char* s, size_t len) {
 
 /* Handles one data row. Returns CSV_OK or the failure status (message set). */
 static csv_status take_row(builder* b, error_sink* e, const char* file, uint64_t line,
-                           const fields* f, double t, double v, const char* t_text, size_t t_len) {
+                           const fields* f, double t, double v) {
   csv_pcfs* p = b->out;
   const char* id = f->text[0];
   const size_t id_len = f->len[0];
@@ -400,30 +424,9 @@ static csv_status take_row(builder* b, error_sink* e, const char* file, uint64_t
     report(e, "%s:%llu: the id (first field) is empty", file, (unsigned long long)line);
     return CSV_ERROR_FORMAT;
   }
-  const int continues = p->n > 0 && strcmp(p->ids[p->n - 1], id) == 0;
-  if (continues && b->barcodes) {
-    /* bars come in any order */
-  } else if (continues) {
-    const uint64_t prev_k = p->total - 1;
-    const double prev = element(p, p->times, prev_k);
-    double t_stored = t;
-    if (p->dtype == MPCF_FLOAT32) t_stored = (double)(float)t;
-    if (!(t_stored > prev)) {
-      char tok[64];
-      shown(tok, sizeof tok, t_text, t_len);
-      const char* how = t < prev ? "is smaller than" : (t == prev ? "repeats" : "is not greater than");
-      const char* note = (p->dtype == MPCF_FLOAT32 && t > prev)
-                             ? " (the two times are equal in float32; use --dtype float64)"
-                             : "";
-      report(e,
-             "%s:%llu: time %s %s the previous time %.*g of id '%s' (line %llu)%s; the rows of one "
-             "id must have strictly increasing times",
-             file, (unsigned long long)line, tok, how, p->dtype == MPCF_FLOAT32 ? 9 : 17, prev,
-             shown(shown_id, sizeof shown_id, id, id_len), (unsigned long long)b->last_line[p->n - 1],
-             note);
-      return CSV_ERROR_FORMAT;
-    }
-  } else {
+  /* A row of the id of the row before continues its function (libmpcf
+   * checks the order of its times); another id begins a function. */
+  if (p->n == 0 || strcmp(p->ids[p->n - 1], id) != 0) {
     const uint64_t earlier = id_table_find(&b->table, p->ids, id);
     if (earlier != UINT64_MAX) {
       char where[64];
@@ -485,11 +488,7 @@ static csv_status read_all(line_reader* r, builder* b, error_sink* e, const char
     double t = 0.0;
     double v = 0.0;
     const num_result rt = parse_number(f.text[1], f.len[1], b->out->dtype, &t);
-    num_result rv = parse_number(f.text[2], f.len[2], b->out->dtype, &v);
-    if (b->barcodes && rv == NUM_NOT_FINITE && is_plus_infinity(f.text[2], f.len[2])) {
-      v = INFINITY; /* a bar that never dies */
-      rv = NUM_OK;
-    }
+    const num_result rv = parse_number(f.text[2], f.len[2], b->out->dtype, &v);
     if (!seen_content) {
       seen_content = 1;
       /* A header: the first row whose time and value are both not numbers. */
@@ -505,13 +504,7 @@ static csv_status read_all(line_reader* r, builder* b, error_sink* e, const char
                             f.len[2], b->out->dtype);
       return CSV_ERROR_FORMAT;
     }
-    if (b->barcodes && v < t) {
-      char tok[64];
-      report(e, "%s:%llu: death %s is smaller than birth %.17g; a bar needs birth <= death", file,
-             (unsigned long long)line_no, shown(tok, sizeof tok, f.text[2], f.len[2]), t);
-      return CSV_ERROR_FORMAT;
-    }
-    const csv_status s = take_row(b, e, file, line_no, &f, t, v, f.text[1], f.len[1]);
+    const csv_status s = take_row(b, e, file, line_no, &f, t, v);
     if (s != CSV_OK) return s;
   }
   if (b->out->n == 0) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 enum { PCF_FILE_FIRST_BYTE = 0x89 };
 
 static void report(char* err, size_t size, const char* fmt, ...) {
@@ -219,16 +221,17 @@ static csv_status read_barcode_csv(const char* path, const char* name, mpcf_dtyp
   }
   free(interleaved);
   if (s != MPCF_OK) {
-    /* Every bar was checked while reading; what is left is a number that
-     * overflows the dtype ("barcode i, bar j: ..."): name the id too. */
-    uint64_t i = 0;
-    const char* msg = mpcf_last_error_message();
-    const char* at = strstr(msg, "barcode ");
-    if (at != NULL && sscanf(at, "barcode %" SCNu64, &i) == 1 && i < bars.n) {
-      report(err, err_size, "%s: id '%s' (line %" PRIu64 "): %s", name, bars.ids[i],
-             bars.first_line[i], msg);
+    /* libmpcf checks the bars; its detail names the barcode and the bar,
+     * which give the line. */
+    mpcf_error_detail d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = sizeof d;
+    char where[256];
+    if (mpcf_last_error_detail(&d) == MPCF_OK &&
+        csv_where(&bars, name, d.barcode_index, d.bar_index, where, sizeof where)) {
+      report(err, err_size, "%s: %s", where, library_reason());
     } else {
-      report(err, err_size, "%s: %s", name, msg);
+      report(err, err_size, "%s: %s", name, library_reason());
     }
     csv_pcfs_free(&bars);
     return s == MPCF_ERROR_OUT_OF_MEMORY ? CSV_ERROR_NO_MEMORY : CSV_ERROR_FORMAT;

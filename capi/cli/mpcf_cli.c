@@ -87,18 +87,48 @@ static int read_input(const char* path, const cli_args* a, csv_pcfs* out, const 
   return s == CSV_ERROR_NO_MEMORY ? EXIT_RUNTIME : EXIT_DATA;
 }
 
-/* Hands the points to libmpcf, which keeps its own copy; ours is freed at
- * once so that large inputs are not held twice. PLFs are created as such;
- * objects of K > 1 functions (landscapes) get the shape (n, K) and the
- * component axis, so every computation runs over the objects. */
+/* After libmpcf refused the points of *c (MPCF_ERROR_INVALID_PCF): its
+ * message with the line and id of the breakpoint its detail names in front;
+ * EXIT_DATA, or 0 when c has no lines to name (then library_error). */
+static int report_invalid_points(const csv_pcfs* c, const char* name) {
+  mpcf_error_detail d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  char where[256];
+  if (mpcf_last_error_detail(&d) != MPCF_OK ||
+      !csv_where(c, name, d.function_index, d.breakpoint_index, where, sizeof where)) {
+    return 0;
+  }
+  /* Times that differ in the file may be one float32: say so. */
+  const uint64_t first = c->offsets[d.function_index];
+  const uint64_t m = c->offsets[d.function_index + 1] - first;
+  int float32_tie = 0;
+  if (c->dtype == MPCF_FLOAT32 && d.breakpoint_index > 0 && (uint64_t)d.breakpoint_index < m) {
+    const float* t = (const float*)c->times + first;
+    float32_tie = t[d.breakpoint_index] == t[d.breakpoint_index - 1];
+  }
+  error_message("%s: %s%s", where, library_reason(),
+                float32_tie ? " (read as float32; --dtype float64 keeps apart times that float32 "
+                              "rounds to one)"
+                            : "");
+  return EXIT_DATA;
+}
+
+/* Hands the points to libmpcf, which checks them (finite, strictly
+ * increasing times) and keeps its own copy; ours is freed at once so that
+ * large inputs are not held twice. PLFs are created as such; objects of
+ * K > 1 functions (landscapes) get the shape (n, K) and the component axis,
+ * so every computation runs over the objects. */
 static int make_collection(csv_pcfs* c, const char* name, mpcf_pcfs** out) {
   const uint64_t per = c->components > 1 ? c->components : 1;
   mpcf_status s = (c->linear ? mpcf_plfs_create : mpcf_pcfs_create)(
       c->dtype, c->n * per, c->offsets, c->times, c->values, out);
+  const int located = s == MPCF_ERROR_INVALID_PCF ? report_invalid_points(c, name) : 0;
   free(c->times);
   free(c->values);
   c->times = NULL;
   c->values = NULL;
+  if (located) return located;
   if (s == MPCF_OK && per > 1) {
     const uint64_t shape[2] = {c->n, per};
     s = mpcf_pcfs_reshape(*out, 2, shape);

@@ -681,25 +681,37 @@ class Formats(ToolTest):
 # ----------------------------------------------------------------------
 
 BAD_FILES = [
-    # name, content, extra args, message fragment (":LINE:" included where there is a line)
+    # name, content, extra args, message fragment (":LINE:" included where there is a line).
+    # The CSV reader checks the CSV; the numbers (finite, strictly increasing
+    # times) are libmpcf's rule, its message behind the line and id.
     ("missing field", "id,t,v\na,0,1\na,1\n", [], "bad.csv:3: expected 3 fields (id,t,v), found 2"),
     ("extra field", "a,0,1,7\n", [], "bad.csv:1: expected 3 fields (id,t,v), found 4"),
     ("bad number", "a,0,1\n\na,1,abc\n", [], "bad.csv:3: value 'abc' is not a number"),
     ("bad time", "a,0,1\na,1x,0\n", [], "bad.csv:2: time '1x' is not a number"),
     ("empty time", "a,0,1\na,,0\n", [], "bad.csv:2: time is empty"),
-    ("NaN value", "a,0,1\n# c\na,1,nan\n", [], "bad.csv:3: value 'nan' is not finite"),
-    ("NaN time", "a,NaN,1\n", [], "bad.csv:1: time 'NaN' is not finite"),
-    ("inf value", "a,0,inf\n", [], "bad.csv:1: value 'inf' is not finite"),
-    ("-inf time", "a,-inf,1\n", [], "bad.csv:1: time '-inf' is not finite"),
+    ("NaN value", "a,0,1\n# c\na,1,nan\n", [],
+     "bad.csv:3: id 'a': PCF 0, breakpoint 1: value is nan; values must be finite"),
+    ("NaN time", "a,NaN,1\n", [],
+     "bad.csv:1: id 'a': PCF 0, breakpoint 0: time is nan; breakpoint times must be finite"),
+    ("inf value", "b,0,1\na,0,inf\n", [],
+     "bad.csv:2: id 'a': PCF 1, breakpoint 0: value is inf; values must be finite"),
+    ("-inf time", "a,-inf,1\n", [],
+     "bad.csv:1: id 'a': PCF 0, breakpoint 0: time is -inf; breakpoint times must be finite"),
     ("overflow", "a,0,1e400\n", [], "bad.csv:1: value '1e400' is out of the float64 range"),
     ("float32 overflow", "a,0,1e39\n", ["--dtype", "float32"],
      "bad.csv:1: value '1e39' is out of the float32 range"),
     ("duplicate t", "id,t,v\na,0,1\na,1,2\na,1,0\n", [],
-     "bad.csv:4: time 1 repeats the previous time 1 of id 'a' (line 3)"),
-    ("unsorted t", "a,0,1\na,2,2\na,1.5,0\n", [],
-     "bad.csv:3: time 1.5 is smaller than the previous time 2 of id 'a' (line 2)"),
+     "bad.csv:4: id 'a': PCF 0, breakpoint 2: time 1 repeats the previous time 1; "
+     "times must be strictly increasing\n"),
+    ("unsorted t", "a,0,1\n\n# two lines between\na,2,2\na,1.5,0\n", [],
+     "bad.csv:5: id 'a': PCF 0, breakpoint 2: time 1.5 is smaller than the previous time 2; "
+     "times must be strictly increasing\n"),
     ("t equal in float32", "a,1,1\na,1.00000001,0\n", ["--dtype", "float32"],
-     "bad.csv:2: time 1.00000001 is not greater than the previous time 1 of id 'a' (line 1)"),
+     "bad.csv:2: id 'a': PCF 0, breakpoint 1: time 1 repeats the previous time 1; times must be "
+     "strictly increasing (read as float32; --dtype float64 keeps apart times that float32 rounds "
+     "to one)"),
+    ("PLF times", "a,0,1\na,0,0\n", ["--type", "linear"],
+     "bad.csv:2: id 'a': PCF 0, breakpoint 1: time 0 repeats the previous time 0"),
     ("non-contiguous id", "a,0,1\na,1,0\nb,0,1\nb,1,0\na,2,3\n", [],
      "bad.csv:5: id 'a' appears again after other ids (its earlier rows are on lines 1-2)"),
     ("empty id", "a,0,1\n,1,0\n", [], "bad.csv:2: the id (first field) is empty"),
@@ -1115,10 +1127,15 @@ class Barcodes(ToolTest):
 
     def test_bad_bars_name_the_line(self):
         cases = [
-            ("a,0,2\na,3,1\n", "bars.csv:2: death 1 is smaller than birth 3"),
-            ("a,inf,inf\n", "bars.csv:1: birth 'inf' is not finite"),
-            ("a,0,nan\n", "bars.csv:1: death 'nan' is not finite"),
-            ("a,0,-inf\n", "bars.csv:1: death '-inf' is not finite"),
+            # libmpcf checks the bars; its message follows the line and id.
+            ("a,0,2\na,3,1\n", "bars.csv:2: id 'a': barcode 0, bar 1 (birth 3, death 1): the "
+                                "death is smaller than the birth; a bar needs birth <= death"),
+            ("b,0,1\na,inf,inf\n", "bars.csv:2: id 'a': barcode 1, bar 0 (birth inf, death inf): "
+                                   "the birth is infinite"),
+            ("a,0,1\n# c\na,0,nan\n", "bars.csv:3: id 'a': barcode 0, bar 1 (birth 0, death nan): "
+                                      "the death is NaN"),
+            ("a,0,-inf\n", "bars.csv:1: id 'a': barcode 0, bar 0 (birth 0, death -inf): the death "
+                           "is smaller than the birth"),
             ("a,0\n", "bars.csv:1: expected 3 fields (id,birth,death), found 2"),
             ("a,0,1\nb,0,1\na,1,2\n", "bars.csv:3: id 'a' appears again"),
         ]
@@ -1131,8 +1148,8 @@ class Barcodes(ToolTest):
         src = self.write("bars.csv", "a,0,1e300\n")
         r = run(["pdist", src, "--from-barcodes", "betti", "--dtype", "float32"])
         self.assertEqual(r.returncode, 1)
-        self.assertIn("bars.csv: id 'a' (line 1): ", text(r.stderr))
-        self.assertIn("barcode 0, bar 0 (birth 0, death 1e+300): an end point overflows float32", text(r.stderr))
+        self.assertIn("bars.csv:1: id 'a': barcode 0, bar 0 (birth 0, death 1e+300): an end point "
+                      "overflows float32", text(r.stderr))
 
     def test_usage(self):
         r = run(["pdist", "x.csv", "--from-barcodes", "euler"])
@@ -1257,7 +1274,19 @@ class Plfs(ToolTest):
             (["pdist", "--clip", "3", src], "--clip applies"),
             (["pdist", "--type", "cubic", src], "--type 'cubic'"),
             (["pdist", "--type", "linear", "--from-barcodes", "betti", src], "--type applies"),
-            (["pdist", "--from-barcodes", "silhouette", "--q", "-1", src], "--q '-1'"),
+            # K, Q and the clip are libmpcf's to judge, before any file is read.
+            (["pdist", "--from-barcodes", "silhouette", "--q", "-1", src],
+             "--from-barcodes silhouette: q = -1: the weight exponent of a silhouette must be "
+             "finite and >= 0"),
+            (["pdist", "--from-barcodes", "landscape", "--levels", "0", src],
+             "--from-barcodes landscape: k = 0: ask for at least one landscape (k >= 1)"),
+            (["pdist", "--from-barcodes", "landscape", "--k", "2", "--clip", "nan", src],
+             "--from-barcodes landscape: clip is nan; give the time to cut infinite bars at"),
+            (["pdist", "--from-barcodes", "silhouette", "--clip", "1e39", "--dtype", "float32",
+              src], "--from-barcodes silhouette: clip = 1e+39 overflows float32"),
+            (["pdist", "--from-barcodes", "silhouette", "--q", "x", src], "--q 'x' is not a number"),
+            (["pdist", "--from-barcodes", "landscape", "--levels", "-1", src],
+             "--levels '-1' is not a whole number"),
         ]:
             r = run(args)
             self.assertEqual(r.returncode, 2, args)

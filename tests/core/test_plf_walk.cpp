@@ -21,6 +21,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "mpcf/core/number_text.hpp"  // dtype_name
 #include "mpcf/core/plf_walk.hpp"
 
 using namespace mpcf;
@@ -81,7 +82,7 @@ static void expect_ulps(T got, LD exact, LD maxUlps, const char* what) {
   const LD d = ulps(got, exact);
   if (!(d <= maxUlps)) {
     fail_msg("%s (%s): got %.21Lg, exact %.21Lg, %Lg ulps > %Lg", what,
-             sizeof(T) == 4 ? "float32" : "float64", static_cast<LD>(got), exact, d, maxUlps);
+             dtype_name<T>(), static_cast<LD>(got), exact, d, maxUlps);
   }
 }
 
@@ -557,11 +558,6 @@ static Window<T> random_window(std::mt19937_64& rng) {
 // ---------------------------------------------------------------------------
 // Random pairs against the reference.
 
-template <typename T>
-static const char* dtype_name() {
-  return sizeof(T) == 4 ? "float32" : "float64";
-}
-
 // The largest errors seen for one operation.
 struct ErrorStats {
   char name[24] = {0};
@@ -823,7 +819,7 @@ static void power_mean_factor(T closeToOne) {
       }
     }
   }
-  std::printf("  %-32s max %6.3Lf ulps\n", sizeof(T) == 4 ? "G(rho, p), float32" : "G(rho, p), float64", maxErr);
+  std::printf("  G(rho, p), %-21s max %6.3Lf ulps\n", dtype_name<T>(), maxErr);
 }
 
 static void test_power_mean_factor(void**) {

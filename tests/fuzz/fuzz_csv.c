@@ -2,12 +2,15 @@
  * the file's content; it is read as float64 and as float32, and checked:
  *
  *  - an accepted file gives consistent arrays (offsets, ids, first lines,
- *    finite numbers, strictly increasing times, min_m/max_m), and
- *    mpcf_pcfs_create and mpcf_pcfs_create_interleaved accept those arrays
- *    with the same data (counts, and the supremum norm of every function,
- *    which is exactly max |v_k|);
+ *    the line of every row, min_m/max_m);
+ *  - libmpcf judges the numbers (the reader does not): mpcf_pcfs_create and
+ *    mpcf_pcfs_create_interleaved either both accept the arrays, with the
+ *    same data (counts, and the supremum norm of every function, which is
+ *    exactly max |v_k|), or both refuse them with MPCF_ERROR_INVALID_PCF
+ *    naming a breakpoint that is not finite or not after the one before,
+ *    which csv_where places on that row's line;
  *  - writing the arrays back as canonical CSV and reading that gives the
- *    same arrays bit for bit;
+ *    same arrays bit for bit (any NaN for a NaN);
  *  - float32 accepts only what float64 accepts, with the same functions and
  *    the float64 numbers rounded to float;
  *  - a rejection is CSV_ERROR_FORMAT with a message naming the file and a
@@ -122,13 +125,14 @@ static void check_accepted(const csv_pcfs* p, uint64_t lines) {
     }
     FZ_CHECK(p->first_line[i] >= 1 && p->first_line[i] <= lines && (i == 0 || p->first_line[i] > p->first_line[i - 1]),
              "function %llu: first line %llu", (unsigned long long)i, (unsigned long long)p->first_line[i]);
+    /* Every row has its line: the function's first line first, then later
+     * lines of the file, row after row. */
     for (uint64_t k = p->offsets[i]; k < p->offsets[i + 1]; ++k) {
-      const double t = element(p, p->times, k), v = element(p, p->values, k);
-      FZ_CHECK(isfinite(t) && isfinite(v), "function %llu: breakpoint %llu is not finite", (unsigned long long)i,
-               (unsigned long long)(k - p->offsets[i]));
-      FZ_CHECK(k == p->offsets[i] || element(p, p->times, k - 1) < t,
-               "function %llu: times not strictly increasing at breakpoint %llu", (unsigned long long)i,
-               (unsigned long long)(k - p->offsets[i]));
+      const uint64_t line = csv_row_line(p, k);
+      FZ_CHECK(k == p->offsets[i] ? line == p->first_line[i]
+                                  : line > csv_row_line(p, k - 1) && line <= lines,
+               "function %llu: breakpoint %llu on line %llu", (unsigned long long)i,
+               (unsigned long long)(k - p->offsets[i]), (unsigned long long)line);
     }
   }
   FZ_CHECK(p->min_m == min_m && p->max_m == max_m, "min_m/max_m %llu/%llu, expected %llu/%llu",
@@ -136,12 +140,53 @@ static void check_accepted(const csv_pcfs* p, uint64_t lines) {
            (unsigned long long)max_m);
 }
 
-/* The library takes the arrays, and holds the same data. */
+/* libmpcf refused the arrays: for a breakpoint that is not finite or not
+ * after the one before, which csv_where places on its row's line. */
+static void check_refusal(const csv_pcfs* p, mpcf_status s, const char* call, mpcf_error_detail* d) {
+  FZ_CHECK(s == MPCF_ERROR_INVALID_PCF, "%s refuses the reader's arrays with %s: %s", call, mpcf_status_name(s),
+           mpcf_last_error_message());
+  memset(d, 0, sizeof *d);
+  d->struct_size = sizeof *d;
+  FZ_CHECK(mpcf_last_error_detail(d) == MPCF_OK && d->function_index >= 0 &&
+               (uint64_t)d->function_index < p->n && d->breakpoint_index >= 0 &&
+               (uint64_t)d->breakpoint_index < p->offsets[d->function_index + 1] - p->offsets[d->function_index],
+           "%s: the detail names function %lld, breakpoint %lld", call, (long long)d->function_index,
+           (long long)d->breakpoint_index);
+  const uint64_t k = p->offsets[d->function_index] + (uint64_t)d->breakpoint_index;
+  const double t = element(p, p->times, k), v = element(p, p->values, k);
+  FZ_CHECK(!isfinite(t) || !isfinite(v) || (d->breakpoint_index > 0 && !(element(p, p->times, k - 1) < t)),
+           "%s refuses breakpoint %llu (t = %.17g, v = %.17g), which is valid", call, (unsigned long long)k, t, v);
+  char where[256], want[128];
+  FZ_CHECK(csv_where(p, NAME, d->function_index, d->breakpoint_index, where, sizeof where) == 1,
+           "csv_where does not place function %lld", (long long)d->function_index);
+  snprintf(want, sizeof want, NAME ":%llu: id '", (unsigned long long)csv_row_line(p, k));
+  FZ_CHECK(strncmp(where, want, strlen(want)) == 0, "csv_where says '%s', expected '%s...'", where, want);
+}
+
+/* The library takes the arrays and holds the same data, or refuses them
+ * (both forms alike) for a breakpoint that is not valid. */
 static void check_library(const csv_pcfs* p) {
   mpcf_pcfs* h = NULL;
   mpcf_status s = mpcf_pcfs_create(p->dtype, p->n, p->offsets, p->times, p->values, &h);
-  FZ_CHECK(s == MPCF_OK, "mpcf_pcfs_create rejects what the CSV reader accepted: %s: %s", mpcf_status_name(s),
-           mpcf_last_error_message());
+  if (s != MPCF_OK) {
+    mpcf_error_detail d, d2;
+    check_refusal(p, s, "mpcf_pcfs_create", &d);
+    const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+    unsigned char* pts = malloc(2 * p->total * esz + 1);
+    if (pts == NULL) abort();
+    for (uint64_t k = 0; k < p->total; ++k) {
+      memcpy(pts + 2 * k * esz, (const unsigned char*)p->times + k * esz, esz);
+      memcpy(pts + (2 * k + 1) * esz, (const unsigned char*)p->values + k * esz, esz);
+    }
+    mpcf_pcfs* h2 = NULL;
+    s = mpcf_pcfs_create_interleaved(p->dtype, p->n, p->offsets, pts, &h2);
+    free(pts);
+    FZ_CHECK(s != MPCF_OK, "mpcf_pcfs_create_interleaved accepts what mpcf_pcfs_create refuses");
+    check_refusal(p, s, "mpcf_pcfs_create_interleaved", &d2);
+    FZ_CHECK(d2.function_index == d.function_index && d2.breakpoint_index == d.breakpoint_index,
+             "the two forms refuse other breakpoints");
+    return;
+  }
   uint64_t u = 0;
   FZ_CHECK(mpcf_pcfs_count(h, &u) == MPCF_OK && u == p->n, "count %llu, expected %llu", (unsigned long long)u,
            (unsigned long long)p->n);
@@ -215,6 +260,14 @@ static char* canonical_csv(const csv_pcfs* p, size_t* size) {
   return out;
 }
 
+/* Element k of x and y (arrays of p's dtype) is the same number: the same
+ * bits, or NaN in both (a NaN's sign and payload do not survive text). */
+static int same_number(const csv_pcfs* p, const void* x, const void* y, uint64_t k) {
+  const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  if (isnan(element(p, x, k))) return isnan(element(p, y, k));
+  return memcmp((const char*)x + k * esz, (const char*)y + k * esz, esz) == 0;
+}
+
 static void check_round_trip(const csv_pcfs* p, mem_file* f) {
   size_t size = 0;
   char* text = canonical_csv(p, &size);
@@ -223,13 +276,14 @@ static void check_round_trip(const csv_pcfs* p, mem_file* f) {
   char err[512];
   const csv_status s = csv_read_pcfs(f->path, "canonical.csv", p->dtype, &q, err, sizeof err);
   FZ_CHECK(s == CSV_OK, "the canonical CSV of an accepted file is rejected: %s\n%.*s", err, (int)size, text);
-  const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
   FZ_CHECK(q.n == p->n && q.total == p->total, "canonical CSV: %llu functions / %llu breakpoints, expected %llu / %llu",
            (unsigned long long)q.n, (unsigned long long)q.total, (unsigned long long)p->n,
            (unsigned long long)p->total);
   FZ_CHECK(memcmp(q.offsets, p->offsets, (p->n + 1) * sizeof(uint64_t)) == 0, "canonical CSV: other offsets");
-  FZ_CHECK(memcmp(q.times, p->times, p->total * esz) == 0 && memcmp(q.values, p->values, p->total * esz) == 0,
-           "canonical CSV: other numbers");
+  for (uint64_t k = 0; k < p->total; ++k) {
+    FZ_CHECK(same_number(&q, q.times, p->times, k) && same_number(&q, q.values, p->values, k),
+             "canonical CSV: other number at row %llu", (unsigned long long)k);
+  }
   for (uint64_t i = 0; i < p->n; ++i) {
     FZ_CHECK(strcmp(q.ids[i], p->ids[i]) == 0, "canonical CSV: id %llu is '%s', expected '%s'",
              (unsigned long long)i, q.ids[i], p->ids[i]);

@@ -863,6 +863,9 @@ def csv_seeds():
         "out-of-range": "a,0,1e400\n",
         "repeated-time": "a,0,1\na,0,2\n",
         "decreasing-time": "a,1,1\na,0.5,2\n",
+        # Rows on lines apart (their lines are runs) and a NaN the library
+        # refuses in the second function, after comments.
+        "lines-apart-then-nan": "a,0,1\n\n# c\na,1,0\nb,0,1\n\nb,1,nan\n",
         "split-id": "a,0,1\nb,0,1\na,1,0\n",
         "empty-id": ",0,1\n",
         "unclosed-quote": '"a,0,1\n',

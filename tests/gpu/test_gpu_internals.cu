@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "gpu_test_support.hpp"
+#include "mpcf/core/number_text.hpp"  // dtype_name
 #include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/block_matrix_support.cuh"
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
@@ -353,7 +354,7 @@ void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
         for (std::size_t k = 0; k < ring.size(); ++k) {
           if (std::memcmp(&ring[k], &tiled[k], sizeof(T)) != 0) {
             fail_msg("%s, %s, %s, block rows %zu.., element %zu: ring %.17g, tiled %.17g", what,
-                     op_name(op).c_str(), sizeof(T) == 4 ? "float32" : "float64",
+                     op_name(op).c_str(), dtype_name<T>(),
                      cs.block.rows.first, k, double(ring[k]), double(tiled[k]));
           }
         }

@@ -60,6 +60,17 @@ class WheelProjects(unittest.TestCase):
         self.assertTrue(set(self.cpu["project"]["classifiers"]) <= set(self.cuda["project"]["classifiers"]))
         self.assertTrue(os.path.isfile(os.path.join(CUDA_DIR, self.cuda["project"]["readme"])))
 
+    def test_long_descriptions_have_no_relative_links(self):
+        # The README of each distribution is its PyPI page, where a link
+        # relative to the repository leads nowhere: name such files as text.
+        for project, folder in ((self.cpu, os.path.dirname(CPU)), (self.cuda, CUDA_DIR)):
+            path = os.path.join(folder, project["project"]["readme"])
+            with open(path, encoding="utf-8") as f:
+                prose = re.sub(r"```.*?```", "", f.read(), flags=re.S)
+            targets = re.findall(r"\]\(([^)\s]+)", prose) + re.findall(r"""(?:src|href)=["']([^"']+)""", prose)
+            relative = [t for t in targets if not re.match(r"(https?://|mailto:|#)", t)]
+            self.assertEqual(relative, [], path)
+
     def test_same_build_system(self):
         self.assertEqual(self.cpu["build-system"], self.cuda["build-system"])
 

@@ -79,12 +79,22 @@ class Function:
 
 
 @dataclasses.dataclass
+class Field:
+    name: str
+    ctype: CType
+    count: int  # array length; 0 for a plain field
+
+
+@dataclasses.dataclass
 class Header:
     path: str
     functions: Dict[str, Function]
     enums: Dict[str, Dict[str, int]]  # typedef name -> enumerator -> value
     structs: List[str]  # opaque handle typedef names
     version: Optional[int]  # MPCF_VERSION computed from the MAJOR/MINOR/PATCH macros
+    # typedef name -> fields in order, for the structs the header lays out
+    # (mpcf_error_detail, mpcf_task_info, ...), not the opaque handles
+    layouts: Dict[str, List[Field]] = dataclasses.field(default_factory=dict)
 
     def enumerators(self) -> Dict[str, int]:
         out: Dict[str, int] = {}
@@ -187,6 +197,13 @@ def load(header_path: str, cc: str = "cc") -> Header:
             return CType("struct", "struct " + (node.name or ""), const=const)
         raise HeaderError(f"unsupported C type node {type(node).__name__}")
 
+    layouts: Dict[str, List[Field]] = {}
+
+    def field(decl) -> Field:
+        if isinstance(decl.type, c_ast.ArrayDecl):
+            return Field(decl.name, convert(decl.type.type), _const_int(decl.type.dim))
+        return Field(decl.name, convert(decl.type), 0)
+
     functions: Dict[str, Function] = {}
     for ext in ast.ext:
         file = ext.coord.file if ext.coord else ""
@@ -199,6 +216,8 @@ def load(header_path: str, cc: str = "cc") -> Header:
                 kinds[ext.name] = "struct"
                 if os.path.abspath(file) == os.path.abspath(header_path):
                     structs.append(ext.name)
+                    if inner.decls:
+                        layouts[ext.name] = [field(d) for d in inner.decls]
             continue
         if isinstance(ext, c_ast.Decl) and isinstance(ext.type, c_ast.FuncDecl):
             fdecl = ext.type
@@ -212,4 +231,4 @@ def load(header_path: str, cc: str = "cc") -> Header:
                 params.append(Param(p.name or "", ctype))
             functions[ext.name] = Function(ext.name, convert(fdecl.type), params,
                                            ext.coord.line if ext.coord else 0)
-    return Header(header_path, functions, enums, structs, _version_from_macros(raw))
+    return Header(header_path, functions, enums, structs, _version_from_macros(raw), layouts)

@@ -26,6 +26,9 @@ It reads every `ccall(...)` and `@ccall ...` in the Julia file and fails
 * `const MPCF_HEADER_VERSION` differing from the header's MPCF_VERSION, and
   any `const MPCF_X = Cint(v)` whose name or value differs from the header's
   enumerators;
+* a Julia `struct X` with fields, X a struct the header lays out (such as
+  mpcf_task_info), whose fields differ from the header's in name, order or
+  type (an array `T a[N]` is `NTuple{N,T}`);
 * unbalanced blocks/brackets, or pointer(x) outside GC.@preserve x.
 
 Exit status: 0 all good, 1 mismatches (listed), 2 the inputs could not be
@@ -244,6 +247,7 @@ def check(header, julia_path: str, julia_text: str) -> Report:
 
     _check_coverage(report, rel, header, lexed, called)
     _check_constants(report, rel, header, lexed)
+    _check_layouts(report, rel, header, lexed, rules)
     return report
 
 
@@ -294,6 +298,41 @@ def _check_coverage(report: Report, rel: str, header, lexed, called: Dict[str, i
         for n in sorted(set(called) - set(names)):
             report.add(f"{rel}:{called[n]}", f"{n} is called but missing from C_FUNCTIONS, "
                                              "so it would not be resolved at load time")
+
+
+def _check_layouts(report: Report, rel: str, header, lexed, rules: TypeRules) -> None:
+    """A Julia `struct X` with fields, X a struct mpcf.h lays out (such as
+    mpcf_task_info), has its fields: the same names in the same order, each
+    of the Julia type of the C field (an array T a[N] as NTuple{N,T}, N a
+    literal or a `const`), so that the library writes into it what the
+    package reads."""
+    consts = julia_source.const_assignments(lexed)
+    for name, (line, fields) in sorted(julia_source.struct_fields(lexed).items()):
+        layout = header.layouts.get(name)
+        if layout is None:
+            continue
+        where = f"{rel}:{line}"
+        want = [f.name for f in layout]
+        got = [f for f, _ in fields]
+        if got != want:
+            report.add(where, f"struct {name} has the fields {', '.join(got)} but mpcf.h has "
+                              f"{', '.join(want)} (in this order)")
+            continue
+        for f, (_, jtext) in zip(layout, fields):
+            what = f"struct {name} field {f.name} ({f.ctype}{f'[{f.count}]' if f.count else ''})"
+            if f.count:
+                m = re.fullmatch(r"NTuple\{\s*([^,{}]+?)\s*,\s*(.+?)\s*\}", jtext)
+                n_text = m.group(1) if m else ""
+                n_text = consts.get(n_text, (0, n_text))[1]
+                if m is None or not re.fullmatch(r"\d+", n_text) or int(n_text) != f.count:
+                    report.add(where, f"{what}: Julia type {jtext} does not match; expected "
+                                      f"NTuple{{{f.count},{rules.describe(f.ctype, 'arg').split(' ')[0]}}}")
+                    continue
+                jtext = m.group(2)
+            jtype = parse_julia_type(jtext)
+            if jtype is None or not rules.accepts(f.ctype, jtype, "pointee"):
+                report.add(where, f"{what}: Julia type {jtext} does not match; expected "
+                                  f"{rules.describe(f.ctype, 'pointee')}")
 
 
 def _check_constants(report: Report, rel: str, header, lexed) -> None:

@@ -615,6 +615,43 @@ def declared_types(lexed: Lexed) -> Dict[str, str]:
     return found
 
 
+def struct_fields(lexed: Lexed) -> Dict[str, Tuple[int, List[Tuple[str, str]]]]:
+    """For each `struct NAME ... end` (mutable or not) with fields: its line
+    and its `field::Type` declarations in order, as (field, type text).
+    Inner constructors and other blocks of the body are skipped."""
+    found: Dict[str, Tuple[int, List[Tuple[str, str]]]] = {}
+    toks = lexed.tokens
+    for i, tok in enumerate(toks):
+        if not (tok.kind == "keyword" and tok.text == "struct" and i + 1 < len(toks)):
+            continue
+        fields: List[Tuple[str, str]] = []
+        depth = 0  # blocks opened inside the body
+        k = i + 2
+        while k < len(toks):
+            t = toks[k]
+            if t.kind == "keyword" and t.text == "end":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif t.kind == "keyword" and t.text in BLOCK_OPENERS:
+                depth += 1
+            elif t.kind == "open":
+                k = _matching(toks, k)
+            elif (depth == 0 and t.kind == "ident" and k + 2 < len(toks)
+                  and toks[k + 1].text == "::" and toks[k + 2].kind == "ident"):
+                start = k + 2
+                e = start + 1
+                if e < len(toks) and toks[e].text == "{":
+                    e = _matching(toks, e) + 1
+                fields.append((t.text, _text(lexed, start, e)))
+                k = e
+                continue
+            k += 1
+        if fields:
+            found[toks[i + 1].text] = (tok.line, fields)
+    return found
+
+
 def const_tuple_symbols(lexed: Lexed, name: str) -> Optional[Tuple[int, List[str]]]:
     """For `const NAME = ( ... )`, the line and the :symbols inside the tuple
     (in order); None when the constant is absent."""

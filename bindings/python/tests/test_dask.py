@@ -218,12 +218,42 @@ def test_knn_tiles_as_on_gpus(rng, monkeypatch):
     # With CUDA a tile below the diagonal is two libmpcf knn calls (rows
     # among columns, columns among rows) instead of one cdist: the same bits.
     # Run here on the CPU through the local scheduler (this process).
-    monkeypatch.setattr(_dask_tasks, "uses_cuda", lambda opts: True)
+    monkeypatch.setattr(_dask_tasks, "on_gpu", lambda info: True)
     X = random_pcfs(rng, 31)
     for p in (1, 2.5, np.inf):
         want_d, want_i = mpcf.knn(X, 4, p=p)
         d, i = mdask.knn(X, 4, p=p, chunks=6)
         assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+def test_knn_tile_follows_the_backend_libmpcf_chooses(rng, monkeypatch):
+    # The tile below the diagonal asks libmpcf where its knn runs (its
+    # account at the start, not a rule of its own): where libmpcf computes
+    # on the CPU, that knn is cancelled and one cdist computes the tile.
+    X = mpcf.PcfCollection(random_pcfs(rng, 12))
+    seen, cdists = [], []
+    real_on_gpu, real_cdist = _dask_tasks.on_gpu, _dask_tasks._ops.cdist
+    monkeypatch.setattr(_dask_tasks, "on_gpu", lambda info: seen.append(info) or real_on_gpu(info))
+    monkeypatch.setattr(_dask_tasks._ops, "cdist",
+                        lambda *a, **kw: cdists.append(1) or real_cdist(*a, **kw))
+    want_d, want_i = mpcf.knn(X, 3)
+    for backend in ("cpu", "auto"):
+        seen.clear(), cdists.clear()
+        rows, cols = _dask_tasks.knn_below_diagonal(X, 6, 12, 0, 6, 3, 1.0,
+                                                    (None, backend, 2, None))
+        info = seen[0]
+        assert len(seen) == 1 and len(cdists) == 1
+        assert info["backend"] == "cpu" and info["threads"] == 2
+        if backend == "cpu":
+            assert info["reason"] == "requested"
+        else:
+            assert info["reason"].startswith("auto: ")
+            if not mpcf.has_cuda():
+                assert info["reason"] == "auto: libmpcf was built without CUDA"
+        # Every pair of the tile is computed: 6 x 6 pairs of the CPU's cdist.
+        assert info["merge_steps"] == 6 * (X.slice(6, 12).total_breakpoints
+                                           + X.slice(0, 6).total_breakpoints)
+        assert rows[0].shape == cols[0].shape == (6, 3)
 
 
 @pytest.mark.gpu

@@ -1,5 +1,6 @@
-# Version and build information, and the load-time check that the libmpcf
-# found at run time is the one the package was compiled against.
+# Version and build information, libmpcf's account of the last computation,
+# and the load-time check that the libmpcf found at run time is the one the
+# package was compiled against.
 
 mpcf_version <- function() {
   package_version(.Call(C_version_info)$library_string)
@@ -7,6 +8,13 @@ mpcf_version <- function() {
 
 mpcf_build_info <- function() {
   .Call(C_build_info)
+}
+
+# libmpcf's own account of the last computation that succeeded
+# (mpcf_task_info), kept by the C++ glue: the same fields as Python's
+# mpcf.last_task_info(); NULL before the first.
+last_task_info <- function() {
+  .Call(C_last_task_info)
 }
 
 .format_version <- function(v) {

@@ -1,21 +1,14 @@
 # Reductions without the n x n matrix: k nearest neighbours and kernel
 # matrix-vector products (libmpcf reduces each block as it is computed).
 
-.check_count <- function(k, name, call) {
-  if (!is.numeric(k) || length(k) != 1L || is.na(k) || k < 1 || k != round(k) ||
-      k > .Machine$integer.max) {
-    .abort(sprintf("%s must be a positive whole number; it is %s", name,
-                   if (is.numeric(k) && length(k) == 1L) format(k) else .describe(k)), call)
-  }
-  as.double(k)
-}
-
-# knn's k: a whole number R's matrices and libmpcf's uint64 can carry;
-# libmpcf judges its range (1 <= k <= the candidates).
-.check_neighbours <- function(k, call) {
+# A count argument (knn's and landscape's k) as the double the glue hands
+# to libmpcf's uint64: a single whole number that R's matrices and labels
+# can carry (0 .. .Machine$integer.max). libmpcf judges its range (k >= 1;
+# for knn also k <= the candidates), and its message names the rule.
+.check_count <- function(k, what, call) {
   if (!is.numeric(k) || length(k) != 1L || is.na(k) || k < 0 || k != round(k) ||
       k > .Machine$integer.max) {
-    .abort(sprintf("k must be a single whole number of neighbours; it is %s",
+    .abort(sprintf("k must be a single whole number of %s; it is %s", what,
                    if (is.numeric(k) && length(k) == 1L) format(k) else .describe(k)), call)
   }
   as.double(k)
@@ -28,7 +21,7 @@ knn <- function(x, k, y = NULL, p = 1, window = NULL, backend = "auto", threads 
   call <- sys.call()
   xs <- .objects(.as_pcfs(x, "x", call), components, call)
   ys <- if (is.null(y)) NULL else .objects(.as_pcfs(y, "y", call), components, call)
-  k <- .check_neighbours(k, call)
+  k <- .check_count(k, "neighbours", call)
   p <- .check_p(p, call)
   a <- .run_args(window, backend, threads, progress, call)
   on.exit(a$bar$close(), add = TRUE)

@@ -136,7 +136,7 @@ accumulated_persistence <- function(barcodes, dimension = NULL) {
 
 landscape <- function(barcodes, k, clip = NULL, dimension = NULL) {
   call <- sys.call()
-  k <- .check_count(k, "k", call)
+  k <- .check_count(k, "landscapes", call)
   clip <- .check_clip(clip, call)
   csr <- .barcode_csr(barcodes, dimension, call)
   ptr <- .naming_bars(.Call(C_landscapes, csr$offsets, csr$flat, k, clip), barcodes, csr$n,

@@ -134,6 +134,7 @@ void run_task(SEXP callback, Start start) {
   check(start(&raw));
   TaskPtr task(raw);
   wait_for(task.get(), callback);
+  rmpcf::remember_task(task.get());
 }
 
 }  // namespace
@@ -315,14 +316,17 @@ SEXP rmpcf_cdist(SEXP xptr, SEXP yptr, SEXP metric, SEXP p, SEXP window, SEXP ba
   END_RCPP
 }
 
-// Lp distance between the first functions of two collections.
+// Lp distance between the first functions of two collections. Backend AUTO,
+// as in Python: libmpcf computes it (and lp_norm) on the calling thread, and
+// its account (last_task_info()) says so.
 SEXP rmpcf_lp_distance(SEXP fptr, SEXP gptr, SEXP p, SEXP window) {
   BEGIN_RCPP
   const mpcf_pcfs* f = pcfs_of(fptr, "f");
   const mpcf_pcfs* g = pcfs_of(gptr, "g");
-  OptionsPtr options = make_options(window, MPCF_BACKEND_CPU, 0);
+  OptionsPtr options = make_options(window, MPCF_BACKEND_AUTO, 0);
   double result = 0.0;
   check(mpcf_lp_distance(f, 0, g, 0, Rcpp::as<double>(p), options.get(), &result));
+  rmpcf::remember_last_call();
   return Rcpp::wrap(result);
   END_RCPP
 }
@@ -332,8 +336,9 @@ SEXP rmpcf_lp_norm(SEXP ptr, SEXP p, SEXP window) {
   const mpcf_pcfs* x = pcfs_of(ptr, "x");
   const std::uint64_t n = count_of(x);
   Rcpp::NumericVector out(static_cast<R_xlen_t>(n));
-  OptionsPtr options = make_options(window, MPCF_BACKEND_CPU, 0);
+  OptionsPtr options = make_options(window, MPCF_BACKEND_AUTO, 0);
   check(mpcf_lp_norm(x, Rcpp::as<double>(p), out.begin(), n, options.get()));
+  rmpcf::remember_last_call();
   return out;
   END_RCPP
 }
@@ -431,6 +436,7 @@ static const R_CallMethodDef call_methods[] = {
     {"kernel_matvec", reinterpret_cast<DL_FUNC>(&rmpcf_kernel_matvec), 10},
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
     {"last_error_detail", reinterpret_cast<DL_FUNC>(&rmpcf_last_error_detail), 0},
+    {"last_task_info", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_info), 0},
     // [tda] tda.cpp
     {"from_barcodes", reinterpret_cast<DL_FUNC>(&rmpcf_from_barcodes), 3},
     {"landscapes", reinterpret_cast<DL_FUNC>(&rmpcf_landscapes), 4},

@@ -1,6 +1,10 @@
-// The shared handle and error glue (handles.h) and the .Call entry point
-// that hands R the detail of the last failure.
+// The shared handle and error glue (handles.h) and the .Call entry points
+// that hand R the detail of the last failure and libmpcf's account of the
+// last computation.
 #include "handles.h"
+
+#include <algorithm>
+#include <string>
 
 namespace rmpcf {
 
@@ -8,6 +12,16 @@ namespace {
 // The detail of the last error raised (libmpcf's, or none for the glue's
 // own): R reads it in the error handler, on this (R's) thread.
 mpcf_error_detail g_detail = {sizeof(mpcf_error_detail), MPCF_OK, -1, -1, -1, -1};
+
+// libmpcf's account of the last computation that succeeded (struct_size 0:
+// none yet), read by last_task_info() on this (R's) thread.
+mpcf_task_info g_task_info = {};
+
+mpcf_task_info empty_task_info() {
+  mpcf_task_info info{};
+  info.struct_size = sizeof info;
+  return info;
+}
 
 [[noreturn]] void raise(mpcf_status status, const std::string& message) {
   throw Rcpp::exception(("[" + std::string(mpcf_status_name(status)) + "] " + message).c_str(),
@@ -33,6 +47,18 @@ void check(mpcf_status status) {
   if (mpcf_last_error_detail(&d) != MPCF_OK) d = mpcf_error_detail{sizeof d, status, -1, -1, -1, -1};
   g_detail = d;
   raise(status, message);
+}
+
+void remember_task(const mpcf_task* task) {
+  mpcf_task_info info = empty_task_info();
+  check(mpcf_task_info_get(task, &info));
+  g_task_info = info;
+}
+
+void remember_last_call() {
+  mpcf_task_info info = empty_task_info();
+  check(mpcf_last_task_info(&info));
+  g_task_info = info;
 }
 
 SEXP pcfs_tag() {
@@ -83,5 +109,35 @@ extern "C" SEXP rmpcf_last_error_detail() {
       Rcpp::Named("function") = index(d.function_index),
       Rcpp::Named("breakpoint") = index(d.breakpoint_index),
       Rcpp::Named("barcode") = index(d.barcode_index), Rcpp::Named("bar") = index(d.bar_index));
+  END_RCPP
+}
+
+// list(backend, reason, threads, devices, merge_steps, seconds) of the last
+// computation that succeeded, as Python's mpcf.last_task_info() gives it;
+// NULL before the first.
+extern "C" SEXP rmpcf_last_task_info() {
+  BEGIN_RCPP
+  const mpcf_task_info& t = rmpcf::g_task_info;
+  if (t.struct_size == 0) return R_NilValue;
+  const char* backend = t.backend == MPCF_BACKEND_CUDA ? "cuda" : "cpu";
+  // A reason newer than this package: its number, as Python shows it.
+  std::string reason = std::to_string(static_cast<int>(t.reason));
+  switch (t.reason) {
+    case MPCF_REASON_REQUESTED: reason = "requested"; break;
+    case MPCF_REASON_AUTO_THRESHOLD_MET:
+      reason = "auto: at least the CUDA threshold of merge steps";
+      break;
+    case MPCF_REASON_AUTO_BELOW_THRESHOLD: reason = "auto: below the CUDA threshold"; break;
+    case MPCF_REASON_AUTO_NO_CUDA_BUILD: reason = "auto: libmpcf was built without CUDA"; break;
+    case MPCF_REASON_AUTO_NO_DEVICE: reason = "auto: no CUDA device"; break;
+    case MPCF_REASON_CPU_ONLY: reason = "computed on the CPU only"; break;
+  }
+  const int count = std::max(0, std::min<int>(t.device_count, MPCF_TASK_INFO_MAX_DEVICES));
+  Rcpp::IntegerVector devices(t.devices, t.devices + count);
+  return Rcpp::List::create(Rcpp::Named("backend") = backend, Rcpp::Named("reason") = reason,
+                            Rcpp::Named("threads") = static_cast<int>(t.threads),
+                            Rcpp::Named("devices") = devices,
+                            Rcpp::Named("merge_steps") = t.merge_steps,
+                            Rcpp::Named("seconds") = t.seconds);
   END_RCPP
 }

@@ -7,7 +7,9 @@
 // classed condition ("mpcf_error") raised from the user's call. A libmpcf
 // failure also keeps libmpcf's error detail (mpcf_last_error_detail: the
 // function and breakpoint, or barcode and bar, of invalid input), which
-// R reads back with last_error_detail() right after the error.
+// R reads back with last_error_detail() right after the error. After a
+// computation succeeds, libmpcf's account of it (mpcf_task_info: backend,
+// threads, merge steps) is kept for last_task_info().
 #ifndef RMPCF_HANDLES_H
 #define RMPCF_HANDLES_H
 
@@ -27,6 +29,12 @@ namespace rmpcf {
 // Turns a failed libmpcf status into an R error carrying libmpcf's message
 // and keeping its detail.
 void check(mpcf_status status);
+
+// Keep libmpcf's account of a computation that succeeded, for
+// last_task_info(): of `task` (mpcf_task_info_get), or of the last
+// synchronous call on this thread (mpcf_last_task_info).
+void remember_task(const mpcf_task* task);
+void remember_last_call();
 
 // The tag of every mpcf_pcfs external pointer of the package.
 SEXP pcfs_tag();

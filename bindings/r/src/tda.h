@@ -1,6 +1,6 @@
 // .Call entry points of tda.cpp (barcodes, pointwise operations, read-out
-// and files) and handles.cpp (the last error's detail), registered in
-// glue.cpp.
+// and files) and handles.cpp (the last error's detail, the last
+// computation's account), registered in glue.cpp.
 #ifndef RMPCF_TDA_H
 #define RMPCF_TDA_H
 
@@ -18,6 +18,8 @@ SEXP rmpcf_save(SEXP ptr, SEXP path);
 SEXP rmpcf_load(SEXP path);
 // handles.cpp: c(function, breakpoint, barcode, bar) of the last error (NA: none).
 SEXP rmpcf_last_error_detail();
+// handles.cpp: libmpcf's account of the last computation (NULL: none yet).
+SEXP rmpcf_last_task_info();
 }
 
 #endif

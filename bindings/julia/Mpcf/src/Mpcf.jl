@@ -23,7 +23,7 @@ using Libdl
 
 export PcfCollection, MpcfError,
        pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
-       total_breakpoints, knn, kernel_matvec
+       total_breakpoints, knn, kernel_matvec, last_task_info
 # piecewise linear functions and objects of several functions
 export plfs, function_type, landscape, silhouette
 # [tda] barcodes, pointwise operations, read-out and files
@@ -78,6 +78,27 @@ const MPCF_KERNEL_LAPLACIAN = Cint(2)
 # enum mpcf_function_type
 const MPCF_PIECEWISE_CONSTANT = Cint(1)
 const MPCF_PIECEWISE_LINEAR = Cint(2)
+# enum mpcf_backend_reason
+const MPCF_REASON_REQUESTED = Cint(0)
+const MPCF_REASON_AUTO_THRESHOLD_MET = Cint(1)
+const MPCF_REASON_AUTO_BELOW_THRESHOLD = Cint(2)
+const MPCF_REASON_AUTO_NO_CUDA_BUILD = Cint(3)
+const MPCF_REASON_AUTO_NO_DEVICE = Cint(4)
+const MPCF_REASON_CPU_ONLY = Cint(5)
+
+# struct mpcf_task_info of mpcf.h, field for field in its order and types
+# (libmpcf writes into it; struct_size says how much). The enums are C ints.
+const MPCF_TASK_INFO_MAX_DEVICES = 64
+struct mpcf_task_info
+    struct_size::UInt32
+    backend::Cint           # mpcf_backend
+    reason::Cint            # mpcf_backend_reason
+    threads::Int32
+    merge_steps::Cdouble
+    seconds::Cdouble
+    device_count::Int32
+    devices::NTuple{MPCF_TASK_INFO_MAX_DEVICES,Int32}
+end
 
 # Every C function this file calls. They are resolved once, in __init__, so
 # that a library lacking one fails at load time with a clear message.
@@ -95,6 +116,7 @@ const C_FUNCTIONS = (
     :mpcf_pdist_start, :mpcf_l2_kernel_start, :mpcf_cdist_start,
     :mpcf_lp_distance, :mpcf_l2_inner_product, :mpcf_lp_norm,
     :mpcf_knn_size, :mpcf_knn_start, :mpcf_kernel_matvec_start,
+    :mpcf_task_info_get, :mpcf_last_task_info,
     # [tda]
     :mpcf_pcfs_from_barcodes, :mpcf_pcfs_reduce, :mpcf_pcfs_combine, :mpcf_pcfs_evaluate,
     :mpcf_pcfs_offsets, :mpcf_pcfs_breakpoints, :mpcf_pcfs_save, :mpcf_pcfs_load,
@@ -134,8 +156,6 @@ const UNWRAPPED = (
     :mpcf_pcfs_deserialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
     :mpcf_exponent_check => "p is checked by the computation it is passed to (knn by mpcf_knn_check)",
     :mpcf_last_error_detail => "MpcfError carries the library's message, which names the same indices",
-    :mpcf_task_info_get => "the package does not report the backend, threads or merge steps yet",
-    :mpcf_last_task_info => "computations run as tasks; see mpcf_task_info_get",
 )
 
 # ===========================================================================
@@ -768,6 +788,7 @@ function _run_task(start, progress)
                 yield()  # lets an interrupt or another task in
             else
                 _check(status)
+                _remember_task(handle[])
                 progress === nothing || _report_progress(progress, handle[])
                 return nothing
             end
@@ -783,6 +804,67 @@ function _run_task(start, progress)
         end
     end
 end
+
+# ===========================================================================
+# libmpcf's account of the last computation (mpcf_task_info)
+# ===========================================================================
+
+const _REASONS = Dict(
+    MPCF_REASON_REQUESTED => "requested",
+    MPCF_REASON_AUTO_THRESHOLD_MET => "auto: at least the CUDA threshold of merge steps",
+    MPCF_REASON_AUTO_BELOW_THRESHOLD => "auto: below the CUDA threshold",
+    MPCF_REASON_AUTO_NO_CUDA_BUILD => "auto: libmpcf was built without CUDA",
+    MPCF_REASON_AUTO_NO_DEVICE => "auto: no CUDA device",
+    MPCF_REASON_CPU_ONLY => "computed on the CPU only",
+)
+
+_empty_task_info() = mpcf_task_info(UInt32(sizeof(mpcf_task_info)), Cint(0), Cint(0), Int32(0),
+                                    0.0, 0.0, Int32(0),
+                                    ntuple(_ -> Int32(-1), MPCF_TASK_INFO_MAX_DEVICES))
+
+# Kept per Julia task, as Python keeps it per thread.
+function _remember(info::mpcf_task_info)
+    count = clamp(Int(info.device_count), 0, MPCF_TASK_INFO_MAX_DEVICES)
+    task_local_storage(:mpcf_last_task_info, (
+        backend = info.backend == MPCF_BACKEND_CUDA ? :cuda : :cpu,
+        reason = get(_REASONS, info.reason, string(info.reason)),
+        threads = Int(info.threads),
+        devices = Int[info.devices[i] for i in 1:count],
+        merge_steps = info.merge_steps,
+        seconds = info.seconds,
+    ))
+    return nothing
+end
+
+function _remember_task(task::Ptr{mpcf_task})
+    info = Ref(_empty_task_info())
+    @check ccall(_sym(:mpcf_task_info_get), Cint, (Ptr{mpcf_task}, Ptr{mpcf_task_info}),
+                 task, info)
+    _remember(info[])
+end
+
+# Right after a synchronous call that succeeded, on its thread (no yield in
+# between: the record is libmpcf's per OS thread).
+function _remember_last_call()
+    info = Ref(_empty_task_info())
+    @check ccall(_sym(:mpcf_last_task_info), Cint, (Ptr{mpcf_task_info},), info)
+    _remember(info[])
+end
+
+"""
+    last_task_info() -> NamedTuple or nothing
+
+What libmpcf reports about the last computation that succeeded in this Julia
+task ([`pdist`](@ref), [`cdist`](@ref), [`l2_kernel`](@ref), [`knn`](@ref),
+[`kernel_matvec`](@ref), [`lp_distance`](@ref), [`l2_inner_product`](@ref),
+[`lp_norm`](@ref)), or `nothing` before the first: the fields of Python's
+`mpcf.last_task_info()`. `backend` (`:cpu` or `:cuda`), `reason` (why that
+backend, e.g. `"auto: below the CUDA threshold"`), `threads` (CPU worker
+threads; 0 on CUDA), `devices` (the CUDA device ids), `merge_steps` (the
+work: the sum over the pairs computed of the breakpoints of both functions,
+what `backend = :auto` compares with its CUDA threshold) and `seconds`.
+"""
+last_task_info() = get(task_local_storage(), :mpcf_last_task_info, nothing)
 
 function _report_progress(progress, task::Ptr{mpcf_task})
     done = Ref{UInt64}(0)
@@ -1079,6 +1161,7 @@ function lp_distance(X::PcfCollection, i::Integer, Y::PcfCollection, j::Integer;
                  (Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_pcfs}, UInt64, Cdouble, Ptr{mpcf_options},
                   Ref{Cdouble}),
                  X, ii, Y, jj, _p_value(p), opts, out)
+    _remember_last_call()
     return out[]
 end
 
@@ -1103,6 +1186,7 @@ function l2_inner_product(X::PcfCollection, i::Integer, Y::PcfCollection, j::Int
                  (Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_pcfs}, UInt64, Ptr{mpcf_options},
                   Ref{Cdouble}),
                  X, ii, Y, jj, opts, out)
+    _remember_last_call()
     return out[]
 end
 
@@ -1123,6 +1207,7 @@ function lp_norm(X::PcfCollection{T}; p::Real = 1, window = nothing) where {T}
         @check ccall(_sym(:mpcf_lp_norm), Cint,
                      (Ptr{mpcf_pcfs}, Cdouble, Ptr{Cvoid}, UInt64, Ptr{mpcf_options}),
                      X, _p_value(p), pointer(out), UInt64(length(out)), opts)
+        _remember_last_call()
     end
     return out
 end

@@ -364,6 +364,36 @@ end
     finalize(Z)  # freeing twice is harmless
 end
 
+@testset "last_task_info: libmpcf's account, merge steps worked out by hand" begin
+    # Before any computation in a fresh task: nothing.
+    @test fetch(Threads.@spawn Mpcf.last_task_info()) === nothing
+    # m = 1, 2, 4 breakpoints (B = 7): pdist's (n - 1) B = 14, l2_kernel's
+    # (n + 1) B = 28; against Y (m = 3, 1; B = 4): 2 * 7 + 3 * 4 = 26;
+    # lp_norm: B + n = 10 (each function against the zero function).
+    X = PcfCollection([([0.0], [0.0]), ([0.0, 1.0], [1.0, 0.0]),
+                       ([0.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.0, 0.0])])
+    Y = PcfCollection([([0.0, 1.0, 2.0], [1.0, 2.0, 0.0]), ([0.0], [0.0])])
+    @test sizeof(Mpcf.mpcf_task_info) == 296   # mpcf.h's layout on 64-bit platforms
+    pdist(X; backend = :cpu, threads = 3)
+    info = last_task_info()
+    @test keys(info) == (:backend, :reason, :threads, :devices, :merge_steps, :seconds)
+    @test (info.backend, info.reason, info.threads, info.devices) == (:cpu, "requested", 3, Int[])
+    @test info.merge_steps == 14.0
+    @test info.seconds >= 0.0
+    l2_kernel(X; backend = :cpu, threads = 2)
+    @test last_task_info().merge_steps == 28.0
+    cdist(X, Y; backend = :cpu, threads = 2)
+    @test last_task_info().merge_steps == 26.0
+    knn(X, 1; Y = Y, backend = :cpu, threads = 2)
+    @test last_task_info().merge_steps == 26.0
+    lp_norm(X)
+    info = last_task_info()
+    @test (info.threads, info.merge_steps, info.reason) == (1, 10.0, "computed on the CPU only")
+    # A call that fails leaves the last successful one's account.
+    @test_throws MpcfError pdist(X; p = 0.5, backend = :cpu, threads = 2)
+    @test last_task_info().merge_steps == 10.0
+end
+
 @testset "knn and kernel_matvec (values worked out by hand)" begin
     # 1, 2, 4, 1 on [0, 1): L1 distances d12 = 1, d13 = 3, d14 = 0, d23 = 2, d24 = 1, d34 = 3.
     X = PcfCollection([([0.0, 1.0], [a, 0.0]) for a in (1.0, 2.0, 4.0, 1.0)])

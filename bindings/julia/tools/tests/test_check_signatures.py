@@ -276,6 +276,29 @@ class CatchesBrokenWrappersTest(unittest.TestCase):
         self.assert_caught("const MPCF_ERROR_CANCELLED = Cint(9)",
                            "MPCF_ERROR_CANCELLED = 9 but mpcf.h says 8")
 
+    _TASK_INFO = (
+        "struct mpcf_task_info\n    struct_size::UInt32\n    backend::Cint\n    reason::Cint\n"
+        "    threads::Int32\n    merge_steps::Cdouble\n    seconds::Cdouble\n"
+        "    device_count::Int32\n    devices::NTuple{64,Int32}\nend")
+
+    def test_struct_layout_as_in_the_header_passes(self):
+        self.assertEqual(problems(wrapper(self._TASK_INFO)), [])
+        self.assertEqual(problems(wrapper("const N = 64\n" + self._TASK_INFO.replace("{64,", "{N,"))), [])
+
+    def test_struct_fields_in_another_order(self):
+        self.assert_caught(
+            self._TASK_INFO.replace("    merge_steps::Cdouble\n    seconds::Cdouble\n",
+                                    "    seconds::Cdouble\n    merge_steps::Cdouble\n"),
+            "struct mpcf_task_info has the fields struct_size, backend, reason, threads, seconds")
+
+    def test_struct_field_of_another_type(self):
+        self.assert_caught(self._TASK_INFO.replace("threads::Int32", "threads::Int64"),
+                           "field threads (int32_t): Julia type Int64 does not match")
+
+    def test_struct_array_of_another_length(self):
+        self.assert_caught(self._TASK_INFO.replace("{64,Int32}", "{32,Int32}"),
+                           "field devices (int32_t[64]): Julia type NTuple{32,Int32} does not match")
+
     def test_enum_constant_unknown(self):
         self.assert_caught("const MPCF_ERROR_TIMEOUT = Cint(11)",
                            "MPCF_ERROR_TIMEOUT is not an enumerator of mpcf.h")
@@ -350,7 +373,7 @@ _WRONG = [
     ("Ref{Ptr{mpcf_pcfs}}", "Ref{mpcf_pcfs}"), ("Ref{Ptr{mpcf_options}}", "Ref{mpcf_options}"),
     ("Ref{Ptr{mpcf_task}}", "Ref{Ptr{mpcf_pcfs}}"),
     ("Ptr{mpcf_pcfs}", "Ptr{mpcf_options}"), ("Ptr{mpcf_options}", "Ptr{mpcf_task}"),
-    ("Ptr{mpcf_task}", "Ptr{mpcf_pcfs}"),
+    ("Ptr{mpcf_task}", "Ptr{mpcf_pcfs}"), ("Ptr{mpcf_task_info}", "Ptr{mpcf_task}"),
     ("Ref{UInt64}", "Ref{Csize_t}"), ("Ref{Cdouble}", "Ref{Cfloat}"), ("Ptr{Cdouble}", "Ptr{Cfloat}"),
     ("Ref{Cint}", "Ref{Int64}"),
     ("Ptr{UInt64}", "Ptr{Int64}"), ("Ptr{Cint}", "Ptr{Int64}"), ("Ptr{Cvoid}", "Ptr{UInt64}"),

@@ -145,20 +145,26 @@ def knn_below_diagonal(X: PcfCollection, i0: int, i1: int, j0: int, j1: int, k: 
     single-process knn does) and both lists are cut from it. On GPUs the
     tile is two libmpcf knn calls instead, rows among columns and columns
     among rows: the GPU computes each pair twice faster than the host would
-    select from a dense tile, and the k smallest are chosen on the device."""
+    select from a dense tile, and the k smallest are chosen on the device.
+    Which backend computes is libmpcf's choice (backend "auto" is its rule),
+    read when the first knn starts: on the CPU that knn is cancelled at once
+    for the cdist (the cdist has the knn's pairs, so libmpcf chooses the
+    same)."""
     opts = options(settings)
     rows, cols = X.slice(i0, i1), X.slice(j0, j1)
-    if uses_cuda(opts):
-        d_rows, i_rows = _reduce.knn(rows, min(k, j1 - j0), cols, p=p, **opts)
+    found = _reduce.knn_if(on_gpu, rows, min(k, j1 - j0), cols, p=p, **opts)
+    if found is not None:
+        d_rows, i_rows = found
         d_cols, i_cols = _reduce.knn(cols, min(k, i1 - i0), rows, p=p, **opts)
         return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
     D = _ops.cdist(rows, cols, p, **opts)
     return smallest(D, k, j0), smallest(D.T, k, i0)
 
 
-def uses_cuda(opts: Dict[str, Any]) -> bool:
-    """Whether libmpcf may compute on a GPU with these settings."""
-    return opts["backend"] == "cuda" or (opts["backend"] == "auto" and _ops.cuda_device_count() > 0)
+def on_gpu(info: Dict[str, Any]) -> bool:
+    """Whether libmpcf computes a task on a GPU, from its account of the
+    task (mpcf.last_task_info's fields)."""
+    return info["backend"] == "cuda"
 
 
 def smallest(D: np.ndarray, k: int, first_index: int) -> KnnLists:

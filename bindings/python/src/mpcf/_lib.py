@@ -68,6 +68,7 @@ _PYTHON_TERMS = (
     ("device_ids[", "devices["),
     ("(count(X) - 1)", "(X.size - 1)"),
     ("backend CUDA was requested", "backend='cuda' was requested"),
+    ("kernels need a finite scale > 0", "kernels need a finite scale (sigma) > 0"),
     (
         "this libmpcf was built without CUDA support",
         "this mpcf was built without CUDA support (the CUDA build is the package mpcf-cuda)",

@@ -100,9 +100,9 @@ _REASONS = {
 _last = threading.local()  # .info: the last computation's, per thread
 
 
-def _remember(raw: Dict[str, Any]) -> None:
-    """Keeps libmpcf's account of a finished computation (mpcf_task_info)."""
-    _last.info = {
+def _account(raw: Dict[str, Any]) -> Dict[str, Any]:
+    """libmpcf's account of a computation (mpcf_task_info) in Python's terms."""
+    return {
         "backend": _BACKENDS.get(raw["backend"], str(raw["backend"])),
         "reason": _REASONS.get(raw["reason"], str(raw["reason"])),
         "threads": raw["threads"],
@@ -110,6 +110,11 @@ def _remember(raw: Dict[str, Any]) -> None:
         "merge_steps": raw["merge_steps"],
         "seconds": raw["seconds"],
     }
+
+
+def _remember(raw: Dict[str, Any]) -> None:
+    """Keeps libmpcf's account of a finished computation (mpcf_task_info)."""
+    _last.info = _account(raw)
 
 
 def last_task_info() -> Optional[Dict[str, Any]]:
@@ -139,8 +144,14 @@ def last_task_info() -> Optional[Dict[str, Any]]:
     return dict(info) if info is not None else None
 
 
-def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
-    """Starts a task with `start()` and polls it to the end.
+def _run_task(start: Callable[[], Any], progress: bool, desc: str,
+              proceed: Optional[Callable[[Dict[str, Any]], bool]] = None) -> bool:
+    """Starts a task with `start()` and polls it to the end; True.
+
+    `proceed`, if given, sees libmpcf's account of the task right after the
+    start (the backend libmpcf chose, as last_task_info gives it); when it
+    answers False the task is cancelled and waited for, and this returns
+    False.
 
     The caller keeps the output array referenced for the whole call. On any
     exception (KeyboardInterrupt included) the task is cancelled and waited
@@ -154,6 +165,10 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
     task = None
     try:
         task = check(start())
+        if proceed is not None and not proceed(_account(check(swig.mpcf_task_info_get(task)))):
+            swig.mpcf_task_cancel(task)
+            swig.mpcf_task_wait(task, -1.0)
+            return False
         while True:
             status = swig.mpcf_task_wait(task, _POLL_SECONDS)
             if status != swig.MPCF_RUNNING:
@@ -165,6 +180,7 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
         _remember(check(swig.mpcf_task_info_get(task)))
         if bar is not None:
             bar.update(*check(swig.mpcf_task_progress(task)))
+        return True
     except BaseException:
         if task is not None:
             swig.mpcf_task_cancel(task)

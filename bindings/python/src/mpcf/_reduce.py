@@ -11,7 +11,7 @@ shape or GPU count on one backend.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -111,6 +111,29 @@ def knn(
            [4.]]), array([[1],
            [0]]))
     """
+    return _knn(X, k, Y, p, window, backend, threads, devices, progress, components)
+
+
+def knn_if(
+    proceed: Callable[[Dict[str, Any]], bool],
+    X: PcfsLike,
+    k: int,
+    Y: Optional[PcfsLike] = None,
+    *,
+    p: float = 1,
+    window: Optional[Sequence[float]] = None,
+    backend: str = "auto",
+    threads: Optional[int] = None,
+    devices: Optional[Iterable[int]] = None,
+) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """:func:`knn`, or None where ``proceed`` refuses libmpcf's account of
+    the task at its start (``proceed(info)``, ``info`` as
+    :func:`mpcf.last_task_info` gives it: the backend is chosen then); the
+    task is then cancelled before it has done much."""
+    return _knn(X, k, Y, p, window, backend, threads, devices, False, False, proceed)
+
+
+def _knn(X, k, Y, p, window, backend, threads, devices, progress, components, proceed=None):
     X, Yc = _inputs(X, Y, components)
     k = count(k, "k")
     p = exponent(p)
@@ -119,14 +142,15 @@ def knn(
     distances = np.empty(X.shape + (k,), dtype=X.dtype)
     indices = np.empty(X.shape + (k,), dtype=np.int64)
     size = X.size * k
-    _run_task(
+    finished = _run_task(
         lambda: swig.mpcf_knn_start(
             X._handle, Yc._handle if Yc is not None else None, p, k, address(distances),
             address(indices), size, options),
         progress,
         "knn",
+        proceed,
     )
-    return distances, indices
+    return (distances, indices) if finished else None
 
 
 def _flag(value: Any, name: str) -> bool:
@@ -413,18 +437,20 @@ def kneighbors_graph(
 
 
 def _kernel_args(kernel: str, p: Optional[float], sigma: float) -> Tuple[int, float, float]:
+    """The kernel's code, p and sigma as libmpcf takes them; libmpcf judges
+    p (>= 1 or inf) and sigma (its ``scale``: finite, > 0) when it computes."""
     if not isinstance(kernel, str) or kernel not in _KERNELS:
         raise ValueError(f"kernel must be one of 'l2', 'gaussian', 'laplacian', not {kernel!r}")
     p = _DEFAULT_P[kernel] if p is None else exponent(p)
     if isinstance(sigma, (bool, np.bool_)) or not isinstance(sigma, numbers.Real):
         raise TypeError(f"sigma must be a real number, not {type(sigma).__name__}")
-    sigma = float(sigma)
-    if kernel != "l2" and not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma = {sigma}; the {kernel} kernel needs a finite sigma > 0")
-    return _KERNELS[kernel], p, sigma
+    return _KERNELS[kernel], p, float(sigma)
 
 
 def _matvec(X, Yc, V, kind, p, sigma, options, progress) -> np.ndarray:
+    """K V through mpcf_kernel_matvec_start. V's shape is checked here (its
+    rows against the collection); libmpcf checks r >= 1 and that V, as
+    converted to X's dtype, is finite."""
     rows = Yc.size if Yc is not None else X.size
     V = np.asarray(V)
     if V.dtype.kind not in "iuf":
@@ -435,11 +461,6 @@ def _matvec(X, Yc, V, kind, p, sigma, options, progress) -> np.ndarray:
         raise ValueError(f"V has shape {V.shape}; it needs {rows} rows ({what}), as (n,) or (n, r)")
     V2 = np.ascontiguousarray(V.reshape(rows, -1), dtype=X.dtype)
     r = V2.shape[1]
-    if r == 0:
-        raise ValueError("V has no columns (r = 0)")
-    if not np.all(np.isfinite(V2)):
-        bad = tuple(int(x) for x in np.argwhere(~np.isfinite(V2))[0])
-        raise ValueError(f"V must be finite; V{list(bad) if not vector else [bad[0]]} is {V2[bad]}")
     out = np.empty((X.size, r), dtype=X.dtype)
     _run_task(
         lambda: swig.mpcf_kernel_matvec_start(
@@ -479,9 +500,11 @@ def kernel_matvec(
     ----------
     X, Y : PcfCollection or anything it accepts (flattened row-major)
     V : array_like, shape (Y.size,) or (Y.size, r)
-        Finite; converted to X's dtype.
+        Converted to X's dtype, where it must be finite (libmpcf's rule; its
+        error names the element as ``V[j][c]``, row and column).
     kernel, p, sigma
-        As above; p >= 1 or inf.
+        As above; p >= 1 or inf; sigma finite and > 0 (libmpcf's ``scale``,
+        the name its error uses).
     window, backend, threads, devices, progress
         As in :func:`mpcf.pdist`.
     components : bool

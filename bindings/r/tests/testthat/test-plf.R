@@ -74,7 +74,14 @@ test_that("infinite bars need clip; silhouettes are weighted means of tents", {
   expect_match(conditionMessage(e), "barcode 0, bar 0")
   expect_identical(unname(pcf_evaluate(landscape(rbind(c(1, Inf)), 1, clip = 3), c(2, 3))),
                    cbind(1, 0))
-  expect_error(landscape(barcodes, 0), "k must be", class = "mpcf_error")
+  # k >= 1 is libmpcf's rule (its message); R checks what its types carry.
+  expect_error(landscape(barcodes, 0), "k = 0: ask for at least one landscape (k >= 1)",
+               fixed = TRUE, class = "mpcf_error")
+  expect_error(landscape(barcodes, -1), "k must be a single whole number of landscapes; it is -1",
+               fixed = TRUE, class = "mpcf_error")
+  expect_error(landscape(barcodes, 1.5), "it is 1.5", class = "mpcf_error")
+  expect_error(landscape(barcodes, NA), "it is a logical vector of length 1",
+               class = "mpcf_error")
   # q = 1, bars (0, 2) and (0, 4): weights 2 and 4; at 1: (2 + 4) / 6 = 1; at
   # 2: (0 + 8) / 6 = 4/3. q = 0: (1 + 1) / 2 and (0 + 2) / 2.
   S <- silhouette(rbind(c(0, 2), c(0, 4)))
