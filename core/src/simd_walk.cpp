@@ -1,11 +1,11 @@
 // The SIMD kernels of the CPU walk (see simd_walk.hpp) and the choice of
 // instruction set at run time.
 //
-// Built with Google Highway when its headers are there (header-only use:
+// Built with Google Highway when its headers are there (simd_highway.hpp:
 // hwy/foreach_target.h includes the kernels, mpcf/core/simd_walk-inl.hpp,
-// once per target, and this file picks the target from its own CPUID check,
-// so libmpcf has no run-time dependency on libhwy); without them only the
-// scalar walk exists.
+// once per target, and this file picks the target from its own check of the
+// CPU, so libmpcf has no run-time dependency on libhwy); without them only
+// the scalar walk exists.
 //
 // One lane walks one pair. A group of K vectors of N lanes (K x N pairs) is
 // walked in lockstep: each vector is a chain of dependent gathers, and K
@@ -27,21 +27,8 @@
 #include <stdexcept>
 #include <string>
 
-#if !defined(MPCF_NO_HIGHWAY) && defined(__x86_64__) && defined(__has_include)
-#if __has_include(<hwy/highway.h>)
-#define MPCF_HAVE_HIGHWAY 1
-#endif
-#endif
-#ifndef MPCF_HAVE_HIGHWAY
-#define MPCF_HAVE_HIGHWAY 0
-#endif
-#if MPCF_HAVE_HIGHWAY
-// No HWY_DASSERT (it would call hwy::Abort, which lives in libhwy).
-#define HWY_IS_DEBUG_BUILD 0
-// SSE4 covers every x86-64 CPU of the last 15 years; SSSE3-only CPUs take
-// the scalar walk. AVX3_DL adds nothing the walk uses.
-#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
-#endif
+#include "mpcf/core/errors.hpp"
+#include "simd_highway.hpp"
 
 #if MPCF_HAVE_HIGHWAY
 #undef HWY_TARGET_INCLUDE
@@ -54,6 +41,8 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace mpcf {
@@ -63,6 +52,7 @@ const char* cpu_simd_name(CpuSimd s) {
     case CpuSimd::SSE4: return "sse4";
     case CpuSimd::AVX2: return "avx2";
     case CpuSimd::AVX512: return "avx512";
+    case CpuSimd::NEON: return "neon";
     case CpuSimd::Scalar:
     default: return "scalar";
   }
@@ -75,6 +65,7 @@ bool cpu_simd_compiled(CpuSimd s) {
     case CpuSimd::SSE4: return (HWY_TARGETS & HWY_SSE4) != 0;
     case CpuSimd::AVX2: return (HWY_TARGETS & HWY_AVX2) != 0;
     case CpuSimd::AVX512: return (HWY_TARGETS & HWY_AVX3) != 0;
+    case CpuSimd::NEON: return (HWY_TARGETS & HWY_NEON) != 0;
     default: return false;
   }
 #else
@@ -84,11 +75,45 @@ bool cpu_simd_compiled(CpuSimd s) {
 
 namespace {
 
-// What this CPU and its OS run, from CPUID and XGETBV: the features of
-// Highway's target strings (hwy/ops/set_macros-inl.h) and the OS saving
-// the YMM / ZMM state.
+// The architecture whose CPUs run an instruction set, and this build's.
+enum class SimdArch { None, X86_64, Aarch64 };
+
+SimdArch arch_of(CpuSimd s) {
+  switch (s) {
+    case CpuSimd::SSE4:
+    case CpuSimd::AVX2:
+    case CpuSimd::AVX512: return SimdArch::X86_64;
+    case CpuSimd::NEON: return SimdArch::Aarch64;
+    case CpuSimd::Scalar:
+    default: return SimdArch::None;
+  }
+}
+
+constexpr SimdArch kBuildArch =
+#if defined(__x86_64__)
+    SimdArch::X86_64;
+#elif defined(__aarch64__)
+    SimdArch::Aarch64;
+#else
+    SimdArch::None;
+#endif
+
+const char* arch_name(SimdArch a) {
+  switch (a) {
+    case SimdArch::X86_64: return "x86-64";
+    case SimdArch::Aarch64: return "aarch64";
+    case SimdArch::None:
+    default: return "other";
+  }
+}
+
+// What this CPU and its OS run. x86-64, from CPUID and XGETBV: the features
+// of Highway's target strings (hwy/ops/set_macros-inl.h) and the OS saving
+// the YMM / ZMM state. aarch64: Advanced SIMD (NEON) from the kernel's
+// HWCAP (Highway's NEON target also names AES, which the walk does not use).
 struct CpuFeatures {
   bool sse4 = false, avx2 = false, avx512 = false;
+  bool neon = false;
 };
 
 CpuFeatures detect_features() {
@@ -116,6 +141,10 @@ CpuFeatures detect_features() {
   const bool avx512bw = b7 & (1u << 30), avx512vl = b7 & (1u << 31);
   c.avx2 = c.sse4 && osYmm && avx && avx2 && bmi1 && bmi2 && fma && f16c;
   c.avx512 = c.avx2 && osZmm && avx512f && avx512vl && avx512dq && avx512bw;
+#elif defined(__aarch64__) && defined(__linux__)
+  c.neon = (getauxval(AT_HWCAP) & (1ul << 1)) != 0;  // HWCAP_ASIMD
+#elif defined(__aarch64__)
+  c.neon = true;  // every aarch64 system without Linux's HWCAP (macOS) has it
 #endif
   return c;
 }
@@ -134,6 +163,7 @@ bool cpu_simd_supported(CpuSimd s) {
     case CpuSimd::SSE4: return features().sse4;
     case CpuSimd::AVX2: return features().avx2;
     case CpuSimd::AVX512: return features().avx512;
+    case CpuSimd::NEON: return features().neon;
   }
   return false;
 }
@@ -150,13 +180,28 @@ CpuSimd cpu_simd_default() {
   const char* env = std::getenv("MPCF_CPU_SIMD");
   if (env == nullptr) return best;
   for (int s = 0; s < kCpuSimdCount; ++s) {
-    if (std::strcmp(env, cpu_simd_name(static_cast<CpuSimd>(s))) == 0) {
-      // Capped at what this CPU runs.
-      for (int c = s; c > 0; --c) {
-        if (cpu_simd_supported(static_cast<CpuSimd>(c))) return static_cast<CpuSimd>(c);
+    const auto asked = static_cast<CpuSimd>(s);
+    if (std::strcmp(env, cpu_simd_name(asked)) != 0) continue;
+    const SimdArch arch = arch_of(asked);
+    if (arch != SimdArch::None && arch != kBuildArch) {
+      std::string sets = "scalar";
+      for (int c = 1; c < kCpuSimdCount; ++c) {
+        if (arch_of(static_cast<CpuSimd>(c)) == kBuildArch) {
+          sets += std::string(", ") + cpu_simd_name(static_cast<CpuSimd>(c));
+        }
       }
-      return CpuSimd::Scalar;
+      throw InvalidArgument(std::string("MPCF_CPU_SIMD=") + env + " names an instruction set of " +
+                            arch_name(arch) + " CPUs, which this " + arch_name(kBuildArch) +
+                            " build of libmpcf cannot run; its sets are " + sets +
+                            " (unset or auto: the best this CPU runs)");
     }
+    // Capped at what this CPU runs, among its architecture's sets (from the
+    // plainest, in the enum's order).
+    for (int c = s; c > 0; --c) {
+      const auto set = static_cast<CpuSimd>(c);
+      if (arch_of(set) == arch && cpu_simd_supported(set)) return set;
+    }
+    return CpuSimd::Scalar;
   }
   return best;
 }
@@ -177,6 +222,9 @@ void walk_pairs_simd(CpuSimd s, const PairBatch<T>& batch, const Window<T>& w, c
 #endif
 #if HWY_TARGETS & HWY_SSE4
     case CpuSimd::SSE4: return N_SSE4::Walk(batch, w, op, unchecked, carry);
+#endif
+#if HWY_TARGETS & HWY_NEON
+    case CpuSimd::NEON: return N_NEON::Walk(batch, w, op, unchecked, carry);
 #endif
     default: break;
   }

@@ -195,14 +195,9 @@ for flavour in "${flavours[@]}"; do
                "-Ccmake.define.Python3_INCLUDE_DIR=$work/zig-include/python"
                # stripped when linked (zig/toolchain.cmake)
                -Cinstall.strip=false)
-      if [ "$arch" = x86_64 ]; then
-        # The SIMD CPU walk (SSE4, AVX2, AVX-512, chosen at run time) is required.
-        defines+=(-Ccmake.define.MPCF_WITH_HIGHWAY=ON)
-      else
-        # The SIMD kernels are x86 code; core/CMakeLists.txt decides (AUTO):
-        # today the aarch64 wheel has the scalar walk.
-        defines+=(-Ccmake.define.MPCF_WITH_HIGHWAY=AUTO)
-      fi
+      # The SIMD CPU walk is required: SSE4, AVX2 and AVX-512 on x86_64,
+      # NEON on aarch64, chosen at run time.
+      defines+=(-Ccmake.define.MPCF_WITH_HIGHWAY=ON)
       ;;
     cuda)
       project=$here/mpcf-cuda

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -256,12 +257,41 @@ static void test_version_and_names(void** s) {
   assert_non_null(mpcf_last_error_message());
 }
 
+/* MPCF_CPU_SIMD naming an instruction set of another architecture than the
+ * library's (neon on x86-64, avx2 on aarch64): the computation is refused,
+ * and the message names the variable and the sets the library has. */
+static void test_cpu_simd_of_another_architecture(void** s) {
+  (void)s;
+#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__)
+  const char* other = "neon";
+#else
+  const char* other = "avx2";
+#endif
+  mpcf_pcfs* X = valid(MPCF_FLOAT64);
+  double out[1] = {-1.0};
+  assert_int_equal(setenv("MPCF_CPU_SIMD", other, 1), 0);
+  const mpcf_status st = mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, 1, NULL);
+  assert_int_equal(unsetenv("MPCF_CPU_SIMD"), 0);
+  char needle[64];
+  snprintf(needle, sizeof needle, "MPCF_CPU_SIMD=%s", other);
+  expect_error(st, MPCF_ERROR_INVALID_ARGUMENT, needle);
+  expect_error(st, MPCF_ERROR_INVALID_ARGUMENT, "its sets are scalar");
+  assert_int_equal(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, 1, NULL), MPCF_OK);
+  assert_true(out[0] == 3.0); /* |1 - 2| on [0, 1), then |0 - 2| on [1, 2) */
+  mpcf_pcfs_destroy(X);
+#else
+  skip();
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_create_errors),    cmocka_unit_test(test_reshape_and_queries),
       cmocka_unit_test(test_option_errors),    cmocka_unit_test(test_operation_errors),
       cmocka_unit_test(test_cuda_unavailable), cmocka_unit_test(test_task_errors),
       cmocka_unit_test(test_version_and_names),
+      cmocka_unit_test(test_cpu_simd_of_another_architecture),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

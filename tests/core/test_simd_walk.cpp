@@ -1,6 +1,6 @@
 // The SIMD CPU walk gives the bits of the scalar walk, on every instruction
-// set this machine runs (SSE4, AVX2, AVX-512 where present; the others are
-// reported as skipped):
+// set this machine runs (SSE4, AVX2, AVX-512 where present on x86-64, NEON on
+// aarch64; the others are reported as skipped):
 //  * walk_pairs_simd against integrate_pair, pair by pair, on random
 //    functions with shared and equal times, negative and -0 times, zero and
 //    equal values, unbounded tails (+inf results), values near the largest
@@ -29,6 +29,7 @@
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -40,6 +41,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "mpcf/core/errors.hpp"
 #include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
@@ -455,12 +457,14 @@ void test_components_executor_same_bits_as_scalar(void**) {
 }
 
 // The names and the order of the instruction sets, and the choice from
-// MPCF_CPU_SIMD (capped at what the CPU runs).
+// MPCF_CPU_SIMD (capped at what the CPU runs among the sets of the build's
+// architecture; a set of the other architecture is refused).
 void test_choice(void**) {
   assert_string_equal(cpu_simd_name(CpuSimd::Scalar), "scalar");
   assert_string_equal(cpu_simd_name(CpuSimd::SSE4), "sse4");
   assert_string_equal(cpu_simd_name(CpuSimd::AVX2), "avx2");
   assert_string_equal(cpu_simd_name(CpuSimd::AVX512), "avx512");
+  assert_string_equal(cpu_simd_name(CpuSimd::NEON), "neon");
   assert_true(cpu_simd_supported(CpuSimd::Scalar));
   const CpuSimd best = cpu_simd_best();
   assert_true(cpu_simd_supported(best));
@@ -469,16 +473,47 @@ void test_choice(void**) {
   }
   setenv("MPCF_CPU_SIMD", "scalar", 1);
   assert_true(cpu_simd_default() == CpuSimd::Scalar);
-  setenv("MPCF_CPU_SIMD", "avx512", 1);
-  assert_true(cpu_simd_default() == best);  // the best is at most avx512
+#if defined(__x86_64__)
+  const char* highest = "avx512";  // the best is at most avx512
+  const char* other = "neon";
+  const char* otherSets = "its sets are scalar, sse4, avx2, avx512";
+  assert_false(cpu_simd_compiled(CpuSimd::NEON));
+#elif defined(__aarch64__)
+  const char* highest = "neon";
+  const char* other = "avx2";
+  const char* otherSets = "its sets are scalar, neon";
+  for (CpuSimd s : {CpuSimd::SSE4, CpuSimd::AVX2, CpuSimd::AVX512}) assert_false(cpu_simd_compiled(s));
+#else
+  const char* highest = nullptr;
+  const char* other = "neon";
+  const char* otherSets = "its sets are scalar";
+#endif
+  if (highest != nullptr) {
+    setenv("MPCF_CPU_SIMD", highest, 1);
+    assert_true(cpu_simd_default() == best);
+  }
+  setenv("MPCF_CPU_SIMD", other, 1);
+  try {
+    (void)cpu_simd_default();
+    fail_msg("MPCF_CPU_SIMD=%s was not refused", other);
+  } catch (const InvalidArgument& e) {
+    const std::string msg = e.what();
+    if (msg.find(std::string("MPCF_CPU_SIMD=") + other) == std::string::npos ||
+        msg.find(otherSets) == std::string::npos) {
+      fail_msg("message '%s'", msg.c_str());
+    }
+  }
   setenv("MPCF_CPU_SIMD", "no-such-set", 1);
   assert_true(cpu_simd_default() == best);
   unsetenv("MPCF_CPU_SIMD");
   assert_true(cpu_simd_default() == best);
-  std::printf("instruction sets: best %s (compiled:%s%s%s)\n", cpu_simd_name(best),
-              cpu_simd_compiled(CpuSimd::SSE4) ? " sse4" : "",
-              cpu_simd_compiled(CpuSimd::AVX2) ? " avx2" : "",
-              cpu_simd_compiled(CpuSimd::AVX512) ? " avx512" : "");
+  std::string compiled;
+  for (int s = 1; s < kCpuSimdCount; ++s) {
+    if (cpu_simd_compiled(static_cast<CpuSimd>(s))) {
+      compiled += std::string(" ") + cpu_simd_name(static_cast<CpuSimd>(s));
+    }
+  }
+  std::printf("instruction sets: best %s (compiled:%s)\n", cpu_simd_name(best), compiled.c_str());
 }
 
 }  // namespace

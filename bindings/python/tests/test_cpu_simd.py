@@ -1,5 +1,6 @@
 """The CPU backend gives the same bits whatever its instruction set
-(MPCF_CPU_SIMD=scalar|sse4|avx2|avx512, capped at what this CPU runs) and
+(MPCF_CPU_SIMD=scalar|sse4|avx2|avx512 on x86-64, scalar|neon on aarch64,
+capped at what this CPU runs) and
 whatever its thread count, for pdist, cdist, l2_kernel, knn and
 kernel_matvec, every p and windows; where the result is exact (L1, L-inf and
 the L2 inner product of values and times on a 1/8 grid; hand values for
@@ -8,6 +9,7 @@ independent reference of reference.py or with the value written down."""
 
 import math
 import os
+import platform
 
 import numpy as np
 import pytest
@@ -15,9 +17,13 @@ import pytest
 import mpcf
 import reference as ref
 
-# Every name MPCF_CPU_SIMD takes; a set this CPU does not run falls back to
-# the best one it runs, which must give the same bits as well.
-SIMD_SETS = ["scalar", "sse4", "avx2", "avx512"]
+# Every name MPCF_CPU_SIMD takes on this machine's architecture; a set this
+# CPU does not run falls back to the best one it runs, which must give the
+# same bits as well. A set of the other architecture is refused.
+_ARCH_SETS = {"x86_64": ["sse4", "avx2", "avx512"], "aarch64": ["neon"]}
+_MACHINE = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
+                                                        platform.machine().lower())
+SIMD_SETS = ["scalar"] + _ARCH_SETS.get(_MACHINE, [])
 THREADS = [1, 2, 3, 7]
 PS = [1, 2, 1.5, 3, 400, 1e39, math.inf]
 WINDOWS = [None, (0.5, 3.25), (-math.inf, 2.0)]
@@ -145,3 +151,13 @@ def test_hand_values_every_p(dtype):
                                                        layout="square", backend="cpu", threads=threads))
                 want = np.where(np.add.outer(np.arange(40), np.arange(40)) % 2 == 1, np.inf, 0.0)
                 np.testing.assert_array_equal(H.astype(np.float64), want, err_msg=f"{simd} p={p}")
+
+
+@pytest.mark.skipif(_MACHINE not in _ARCH_SETS, reason="neither x86-64 nor aarch64")
+def test_a_set_of_the_other_architecture_is_refused():
+    other = "neon" if _MACHINE == "x86_64" else "avx2"
+    X = mpcf.PcfCollection(inputs(np.float64, n=5), dtype=np.float64)
+    with pytest.raises(mpcf.InvalidArgumentError, match=f"MPCF_CPU_SIMD={other} names an instruction set"):
+        with_simd(other, lambda: mpcf.pdist(X, 1, backend="cpu"))
+    # Unset again, the same call runs.
+    assert mpcf.pdist(X, 1, backend="cpu").shape == (10,)

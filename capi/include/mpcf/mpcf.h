@@ -104,8 +104,10 @@ MPCF_API const char* mpcf_version_string(void);
  *   compiler=GNU 12.2.0; devices=1 (NVIDIA H200); threads=16;
  *   cpu_simd=avx512 (compiled: scalar sse4 avx2 avx512)": cpu_simd is the
  *  instruction set the CPU walk uses on this machine (the environment
- *  variable MPCF_CPU_SIMD=scalar|sse4|avx2|avx512 picks a lower one for a
- *  computation). Static storage. */
+ *  variable MPCF_CPU_SIMD=scalar|sse4|avx2|avx512 on x86-64,
+ *  scalar|neon on aarch64, picks a lower one for a computation; a set of
+ *  the other architecture makes the computation fail with
+ *  MPCF_ERROR_INVALID_ARGUMENT). Static storage. */
 MPCF_API const char* mpcf_build_info(void);
 
 /** 1 when the library was built with the CUDA backend, 0 otherwise. */

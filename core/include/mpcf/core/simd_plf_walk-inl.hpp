@@ -42,28 +42,40 @@
 #include "mpcf/core/simd_walk-inl.hpp"  // GatherPoints, LanesFor, ScaledFoldLanes
 #include "mpcf/core/simd_walk.hpp"
 
-#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
+    HWY_TARGET == HWY_NEON
 HWY_BEFORE_NAMESPACE();
 namespace mpcf {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // detail::min_value / max_value lane by lane: y < x ? y : x and
-// x < y ? y : x, which are x86's MINPD / MAXPD with the operands swapped
-// (MINPD(a, b) = a < b ? a : b, MAXPD(a, b) = a > b ? a : b, for zeros of
-// either sign and NaN alike; hn::Min / hn::Max are those instructions on
-// the x86 targets these kernels are built for).
+// x < y ? y : x, for zeros of either sign and NaN alike. On x86 these are
+// MINPD / MAXPD with the operands swapped (MINPD(a, b) = a < b ? a : b,
+// MAXPD(a, b) = a > b ? a : b; hn::Min / hn::Max are those instructions on
+// the x86 targets). Arm's FMIN / FMAX (and FMINNM / FMAXNM) order -0 below
+// +0 and return NaN or the number for a NaN operand, so there they are
+// written as the compare and select.
 template <class V>
 HWY_INLINE V MinValue(V x, V y) {
+#if HWY_ARCH_X86
   return hn::Min(y, x);
+#else
+  return hn::IfThenElse(hn::Lt(y, x), y, x);
+#endif
 }
 template <class V>
 HWY_INLINE V MaxValue(V x, V y) {
+#if HWY_ARCH_X86
   return hn::Max(y, x);
+#else
+  return hn::IfThenElse(hn::Lt(x, y), y, x);
+#endif
 }
 
 // (x < 0 && y > 0) || (x > 0 && y < 0): the smaller is < 0 and the larger
-// > 0 (x, y may be infinite, not NaN).
+// > 0 (x, y may be infinite, not NaN; the sign of a zero that hn::Min or
+// hn::Max returns, which differs between x86 and Arm, compares the same).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE hn::Mask<D> StrictlyOpposite(D d, V x, V y) {
   return hn::And(hn::Lt(hn::Min(x, y), hn::Zero(d)), hn::Gt(hn::Max(x, y), hn::Zero(d)));
@@ -96,6 +108,8 @@ HWY_INLINE V SegmentValue(D d, const Segment<V>& g, V x) {
     s = hn::Div(hn::Sub(hn::Mul(x, c), t0c), hn::Sub(hn::Mul(g.t1, c), t0c));
   }
   // v0 <= 0 <= v1 or v1 <= 0 <= v0: the smaller is <= 0, the larger >= 0.
+  // (Where lo or hi is a zero, whose sign hn::Min / hn::Max choose
+  // differently on x86 and Arm, that holds and `same` is not taken.)
   const V lo = hn::Min(g.v0, g.v1);
   const V hi = hn::Max(g.v0, g.v1);
   const auto opposite = hn::And(hn::Le(lo, zero), hn::Ge(hi, zero));
@@ -701,6 +715,6 @@ void PlfWalk(const PairBatch<T>& b, const Window<T>& w, const PlfOperationL2Inne
 }  // namespace HWY_NAMESPACE
 }  // namespace mpcf
 HWY_AFTER_NAMESPACE();
-#endif  // x86 SIMD targets
+#endif  // x86-64 and aarch64 SIMD targets
 
 #endif  // per-target include guard

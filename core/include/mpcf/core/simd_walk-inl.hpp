@@ -14,9 +14,11 @@
 
 #include "mpcf/core/simd_walk.hpp"
 
-// Kernels for the x86 SIMD targets only (the static baseline target,
-// HWY_SCALAR or HWY_EMU128, is the scalar walk's business).
-#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+// Kernels for the SIMD targets of x86-64 (SSE4, AVX2, AVX-512) and aarch64
+// (NEON) only (x86-64's static baseline target, HWY_SCALAR or HWY_EMU128, is
+// the scalar walk's business).
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
+    HWY_TARGET == HWY_NEON
 HWY_BEFORE_NAMESPACE();
 namespace mpcf {
 namespace HWY_NAMESPACE {
@@ -36,6 +38,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <typename T, std::size_t N>
 using DT = hn::Simd<T, N, 0>;
 
+#if HWY_ARCH_X86
 // Lanes 0, 2 (Even) or 1, 3 (Odd) of each 128-bit block of a, then of b:
 // [a0 a2 b0 b2] per block (one shufps: the only raw intrinsics here, for
 // an in-block two-source shuffle Highway 1.0 does not name).
@@ -84,6 +87,34 @@ HWY_INLINE void GatherPoints(DT<float, N> d, const SimplePoint<float, float>* pt
     v = hn::LowerHalf(d, hn::ConcatOdd(d2, f2, f2));
   }
 }
+#else  // Arm
+// No gather instruction (NEON): a lane's point is one 8-byte load of
+// (t, v); two points make a vector (t0 v0 t1 v1), and the even and odd
+// lanes of two such vectors (UZP1, UZP2) are the times and the values.
+template <std::size_t N>
+HWY_INLINE void GatherPoints(DT<float, N> d, const SimplePoint<float, float>* pts,
+                             hn::Vec<DT<std::int32_t, N>> idx, hn::Vec<DT<float, N>>& t,
+                             hn::Vec<DT<float, N>>& v) {
+  static_assert(N == 4 || N == 2, "full 128-bit vectors, or halves (float32 inner products)");
+  HWY_ALIGN std::int32_t ix[N];
+  hn::Store(idx, DT<std::int32_t, N>(), ix);
+  const hn::Full128<float> d4;
+  const hn::Full64<float> d2;
+  auto two = [&](std::size_t l) {
+    return hn::Combine(d4, hn::LoadU(d2, &pts[ix[l + 1]].t), hn::LoadU(d2, &pts[ix[l]].t));
+  };
+  if constexpr (N == 4) {
+    const auto lo = two(0);
+    const auto hi = two(2);
+    t = hn::ConcatEven(d4, hi, lo);
+    v = hn::ConcatOdd(d4, hi, lo);
+  } else {
+    const auto p = two(0);
+    t = hn::LowerHalf(d, hn::ConcatEven(d4, p, p));
+    v = hn::LowerHalf(d, hn::ConcatOdd(d4, p, p));
+  }
+}
+#endif  // HWY_ARCH_X86
 template <std::size_t N>
 HWY_INLINE void GatherPoints(DT<double, N> d, const SimplePoint<double, double>* pts,
                              hn::Vec<DT<std::int64_t, N>> idx, hn::Vec<DT<double, N>>& t,
@@ -527,6 +558,6 @@ void Walk(const PairBatch<T>& b, const Window<T>& w, const OperationL2InnerProdu
 }  // namespace HWY_NAMESPACE
 }  // namespace mpcf
 HWY_AFTER_NAMESPACE();
-#endif  // x86 SIMD targets
+#endif  // x86-64 and aarch64 SIMD targets
 
 #endif  // per-target include guard

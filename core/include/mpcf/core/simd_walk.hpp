@@ -28,29 +28,34 @@
 
 namespace mpcf {
 
-// Instruction sets of the CPU walk, from the plainest. Scalar is the walk of
-// walk.hpp (integrate_pairs_lockstep); the others are Highway targets.
-enum class CpuSimd : int { Scalar = 0, SSE4 = 1, AVX2 = 2, AVX512 = 3 };
+// Instruction sets of the CPU walk: Scalar, the walk of walk.hpp
+// (integrate_pairs_lockstep), and Highway targets, those of each
+// architecture from the plainest (x86-64: SSE4, AVX2, AVX512; aarch64:
+// NEON). A build has the sets of the architecture it is compiled for.
+enum class CpuSimd : int { Scalar = 0, SSE4 = 1, AVX2 = 2, AVX512 = 3, NEON = 4 };
 
-constexpr int kCpuSimdCount = 4;
+constexpr int kCpuSimdCount = 5;
 
-// "scalar", "sse4", "avx2", "avx512".
+// "scalar", "sse4", "avx2", "avx512", "neon".
 const char* cpu_simd_name(CpuSimd s);
 
 // Compiled into this build (Scalar always; the others when Highway was found
-// at build time).
+// at build time, those of the build's architecture).
 bool cpu_simd_compiled(CpuSimd s);
 
-// Compiled, and this CPU and OS run it (CPUID and XGETBV).
+// Compiled, and this CPU and OS run it (x86-64: CPUID and XGETBV; aarch64:
+// the kernel's HWCAP).
 bool cpu_simd_supported(CpuSimd s);
 
 // The best supported instruction set.
 CpuSimd cpu_simd_best();
 
 // What computations use: the environment variable MPCF_CPU_SIMD (scalar,
-// sse4, avx2 or avx512; read at every call, for comparisons and diagnosis)
-// capped at cpu_simd_best(), or cpu_simd_best() when it is unset, empty,
-// "auto" or not one of those names.
+// sse4, avx2, avx512 or neon; read at every call, for comparisons and
+// diagnosis) capped at what this CPU runs among its architecture's sets,
+// or cpu_simd_best() when it is unset, empty, "auto" or not one of those
+// names. A set of another architecture than the build's (neon on x86-64,
+// sse4 on aarch64) throws InvalidArgument naming the sets this build has.
 CpuSimd cpu_simd_default();
 
 // Functions in the shifted layout, one after the other.
