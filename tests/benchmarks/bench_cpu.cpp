@@ -10,7 +10,9 @@
 // library faults it in ahead of the writes) or with that switched off
 // (MPCF_OUTPUT_PREFAULT=0), beside the same call into an already-touched
 // buffer. BM_plf_vs_pcf times the same breakpoints as PCFs and as PLFs in
-// every iteration (the PLF/PCF ratio of one run, on one load).
+// every iteration (the PLF/PCF ratio of one run, on one load), and
+// BM_matvec_vs_full the kernel mat-vec beside the full-matrix call over the
+// same pairs in the same way.
 //
 //   ./bench_cpu --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -235,6 +238,85 @@ void BM_matvec(benchmark::State& state, mpcf_dtype dtype) {
   mpcf_pcfs_destroy(X);
 }
 
+// The mat-vec against the full-matrix call over the same pairs, both in
+// every iteration (which goes first alternates), so that both see the same
+// load on a shared machine (DESIGN §6: CPU reductions within 1.15x of CPU
+// pdist): range(3) = r; range(4) = 2: the Laplacian of the L1 distance
+// against pdist L1 (condensed), 0: the L2 kernel against l2_kernel
+// (packed). Counters: medians over the iterations of each wall time, of
+// their ratio, and of the ratio of the process's CPU times (all threads;
+// what other jobs take from the machine moves it less than the wall time).
+void BM_matvec_vs_full(benchmark::State& state, mpcf_dtype dtype) {
+  mpcf_options* o = nullptr;
+  mpcf_pcfs* X = cpu_case(state, dtype, &o);
+  const std::size_t n = 2000, r = static_cast<std::size_t>(state.range(3));
+  const bool l2 = state.range(4) == 0;
+  std::vector<double> V64(n * r, 0.5), y64(n * r);
+  std::vector<float> V32(n * r, 0.5f), y32(n * r);
+  const void* V = dtype == MPCF_FLOAT32 ? static_cast<const void*>(V32.data()) : V64.data();
+  void* y = dtype == MPCF_FLOAT32 ? static_cast<void*>(y32.data()) : y64.data();
+  const std::size_t size = l2 ? n * (n + 1) / 2 : n * (n - 1) / 2;
+  std::vector<double> full64(dtype == MPCF_FLOAT64 ? size : 0);
+  std::vector<float> full32(dtype == MPCF_FLOAT32 ? size : 0);
+  void* full = dtype == MPCF_FLOAT32 ? static_cast<void*>(full32.data()) : full64.data();
+  struct Times {
+    double wall, cpu;
+  };
+  auto timed = [](auto call) {
+    timespec c0, c1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    benchmark::ClobberMemory();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    return Times{wall, double(c1.tv_sec - c0.tv_sec) + 1e-9 * double(c1.tv_nsec - c0.tv_nsec)};
+  };
+  auto runFull = [&] {
+    return timed([&] {
+      check(l2 ? mpcf_l2_kernel(X, MPCF_LAYOUT_PACKED_LOWER, full, size, o)
+               : mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, full, size, o));
+    });
+  };
+  auto runMatvec = [&] {
+    return timed([&] {
+      check(mpcf_kernel_matvec(X, nullptr, l2 ? MPCF_KERNEL_L2 : MPCF_KERNEL_LAPLACIAN, 1.0, 100.0,
+                               V, n * r, r, y, n * r, o));
+    });
+  };
+  std::vector<double> fullS, matvecS, ratio, cpuRatio;
+  bool matvecFirst = false;
+  for (auto _ : state) {
+    Times a, b;
+    if (matvecFirst) {
+      b = runMatvec();
+      a = runFull();
+    } else {
+      a = runFull();
+      b = runMatvec();
+    }
+    matvecFirst = !matvecFirst;
+    fullS.push_back(a.wall);
+    matvecS.push_back(b.wall);
+    ratio.push_back(b.wall / a.wall);
+    cpuRatio.push_back(b.cpu / a.cpu);
+    state.SetIterationTime(a.wall + b.wall);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  };
+  state.counters["full_s"] = median(fullS);
+  state.counters["matvec_s"] = median(matvecS);
+  state.counters["matvec_per_full"] = median(ratio);
+  state.counters["cpu_matvec_per_full"] = median(cpuRatio);
+  state.counters["r"] = static_cast<double>(r);
+  state.SetLabel(std::string(l2 ? "l2 / l2_kernel" : "laplacian / pdist L1") + ", " + cpu_simd_label());
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
 // l2_kernel, packed: the pairs the L2 mat-vec computes, with the matrix
 // written (the mat-vec's baseline for that kernel).
 void BM_l2_kernel(benchmark::State& state, mpcf_dtype dtype) {
@@ -423,6 +505,16 @@ BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 0, 1, 0})->Arg
     ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_matvec, f64, MPCF_FLOAT64)->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
     ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+// n, m, threads, r, kernel (2: Laplacian against pdist L1, 0: L2 against
+// l2_kernel); 4 paired calls per repetition.
+BENCHMARK_CAPTURE(BM_matvec_vs_full, f32, MPCF_FLOAT32)
+    ->ArgNames({"n", "m", "threads", "r", "kernel"})
+    ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
+    ->Iterations(4)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK_CAPTURE(BM_matvec_vs_full, f64, MPCF_FLOAT64)
+    ->ArgNames({"n", "m", "threads", "r", "kernel"})
+    ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
+    ->Iterations(4)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_CAPTURE(BM_l2_kernel, f32, MPCF_FLOAT32)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_l2_kernel, f64, MPCF_FLOAT64)->Args({2000, 128, 0})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_pdist_type, f32, MPCF_FLOAT32)

@@ -6,14 +6,22 @@
 //    p, including 2), which overflowed for large p;
 //  * unscaled/L2IP: the float32 inner product accumulated in float32.
 //
+// BM_matvec_consume times the kernel mat-vec's consumer alone (its exact
+// sums, kernel_matvec.hpp) on stand-in block values, per pair of the plane:
+// beside the walk's time per pair (bench_cpu BM_pdist_l1 with 1 thread) it
+// says what share of a mat-vec the reduction takes.
+//
 //   ./bench_ops --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/kernel_matvec.hpp"
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/walk.hpp"
@@ -90,6 +98,52 @@ void BM_walk(benchmark::State& state, Op op) {
 void BM_f32(benchmark::State& state, auto op) { BM_walk<float>(state, op); }
 void BM_f64(benchmark::State& state, auto op) { BM_walk<double>(state, op); }
 
+// The consumer of mpcf_kernel_matvec(X, V) with r = range(0) columns,
+// kernel range(1) (0: L2, 2: Laplacian), on the symmetric plane of
+// n = 2000 objects cut into blocks of 128 x 128 (as the CPU executor cuts
+// it for 2 threads), one thread: prepare, every block's values (stand-ins:
+// distances uniform in (50, 300), inner products in (0, 3000), the
+// benchmark input's sizes), finish. No walk.
+template <typename T>
+void BM_matvec_consume(benchmark::State& state) {
+  constexpr std::size_t n = 2000, side = 128;
+  const auto r = static_cast<std::size_t>(state.range(0));
+  const bool l2 = state.range(1) == 0;
+  mpcf::KernelSpec spec;
+  spec.kind = l2 ? mpcf::KernelKind::L2 : mpcf::KernelKind::Laplacian;
+  spec.p = 1.0;
+  spec.scale = 100.0;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> value(l2 ? 0.0 : 50.0, l2 ? 3000.0 : 300.0), v(-1.0, 1.0);
+  std::vector<T> V(n * r), out(n * r), values(side * side);
+  for (auto& x : V) x = static_cast<T>(v(rng));
+  for (auto& x : values) x = static_cast<T>(value(rng));
+  // Norms of the benchmark input (m = 128, gaps of about 0.5, values to 10).
+  std::vector<mpcf::FunctionNorms> norms(l2 ? n : 0, mpcf::FunctionNorms{320.0, 10.0});
+  mpcf::PairPlane plane;
+  plane.nRows = plane.nCols = n;
+  plane.skip = l2 ? mpcf::TriangleSkipMode::LowerTriangle : mpcf::TriangleSkipMode::LowerTriangleSkipDiag;
+  mpcf::BlockScheduler::Config c;
+  c.nRows = c.nCols = n;
+  c.mode = mpcf::BlockMode::LowerTriangle;
+  c.maxOutputElements = side * side;
+  const mpcf::BlockScheduler scheduler(c);
+  for (auto _ : state) {
+    mpcf::MatvecConsumer<T> consumer(spec, V.data(), r, out.data(), n, n, norms, norms);
+    consumer.prepare(plane);
+    for (const mpcf::BlockInfo& b : scheduler.blocks()) {
+      consumer.consume(mpcf::BlockPiece<T>{b, values.data(), mpcf::BlockOrder::RowMajor});
+    }
+    consumer.finish();
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double pairs = double(n) * (n - 1) / 2;
+  state.counters["ns_per_pair"] = benchmark::Counter(
+      pairs * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["r"] = static_cast<double>(r);
+  state.SetLabel(l2 ? "l2" : "laplacian");
+}
+
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_f32, L1, mpcf::OperationL1Dist<float>{});
@@ -105,5 +159,9 @@ BENCHMARK_CAPTURE(BM_f64, unscaled_L2, UnscaledLp<double>(2.0));
 BENCHMARK_CAPTURE(BM_f64, Lp3, mpcf::OperationLpDist<double>(3.0));
 BENCHMARK_CAPTURE(BM_f64, unscaled_Lp3, UnscaledLp<double>(3.0));
 BENCHMARK_CAPTURE(BM_f64, L2IP, mpcf::OperationL2InnerProduct<double>{});
+BENCHMARK_TEMPLATE(BM_matvec_consume, float)->ArgNames({"r", "kernel"})
+    ->Args({1, 2})->Args({16, 2})->Args({1, 0})->Args({16, 0})->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_matvec_consume, double)->ArgNames({"r", "kernel"})
+    ->Args({1, 2})->Args({16, 2})->Args({1, 0})->Args({16, 0})->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -17,6 +17,12 @@
 // (an infinite norm arises only from a non-vanishing tail on an unbounded
 // window, and a pair of two such functions has an infinite inner product,
 // which the sum handles as a flag: IEEE rules, inf * 0 = NaN).
+//
+// On the CPU a block's terms are rounded and added in SIMD lanes
+// (simd_exact_sum.hpp): the terms of a block row's sums in lanes along the
+// row, and on the symmetric plane the sums of the block's columns one per
+// lane. Sums of terms on fixed grids are exact in any order, so the lanes,
+// like the blocks, change no bit.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +31,9 @@
 #include <cstdio>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +44,7 @@
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/exact_sum.hpp"
 #include "mpcf/core/host_device.hpp"
+#include "mpcf/core/simd_exact_sum.hpp"
 
 namespace mpcf {
 
@@ -173,6 +182,9 @@ class MatvecConsumer final : public BlockConsumer<T> {
   const std::vector<double>& grids() const noexcept { return grids_; }
   bool grids_per_row() const noexcept { return spec_.kind == KernelKind::L2; }
   double ratio() const noexcept { return ratio_; }
+  // The instruction set of consume()'s exact sums (unset: cpu_simd_default()
+  // when the task starts; the same bits whichever).
+  void set_simd(CpuSimd s) { simd_ = s; }
 
   void prepare(const PairPlane& plane) override {
     if (plane.nRows != nRows_ || plane.nCols != nCols_) {
@@ -225,53 +237,112 @@ class MatvecConsumer final : public BlockConsumer<T> {
         set_grid(grids_[c], bound, terms, 0, c);
       }
     }
+    levels_.resize(grids_.size());
+    for (std::size_t e = 0; e < grids_.size(); ++e) levels_[e] = ExactSumLevels::of(grids_[e], ratio_);
+    // V in double, as the terms take it: row-major (the column side's
+    // factors) and transposed, each column of V a row padded with the slack
+    // the kernels read (the row side's factors).
+    ldV_ = nCols_ + kExactSumReadSlack;
+    Vd_.resize(nCols_ * r_);
+    Vt_.assign(r_ * ldV_, 0.0);
+    for (std::size_t j = 0; j < nCols_; ++j) {
+      for (std::size_t c = 0; c < r_; ++c) {
+        Vd_[j * r_ + c] = static_cast<double>(V_[j * r_ + c]);
+        Vt_[c * ldV_ + j] = Vd_[j * r_ + c];
+      }
+    }
+    // The column side's grids of the L2 kernel, per level, laid out as Vt_
+    // (the slack: a grid of terms up to 0.5, for lanes read past the end).
+    for (auto& a : colLevels_) a.clear();
+    if (symmetric_ && grids_per_row()) {
+      const ExactSumLevels pad = ExactSumLevels::of(1.5, ratio_);
+      colLevels_[0].assign(r_ * ldV_, pad.m1);
+      colLevels_[1].assign(r_ * ldV_, pad.m2);
+      colLevels_[2].assign(r_ * ldV_, pad.m3);
+      colLevels_[3].assign(r_ * ldV_, pad.limit);
+      for (std::size_t j = 0; j < nRows_; ++j) {
+        for (std::size_t c = 0; c < r_; ++c) {
+          const ExactSumLevels& g = levels_[j * r_ + c];
+          colLevels_[0][c * ldV_ + j] = g.m1;
+          colLevels_[1][c * ldV_ + j] = g.m2;
+          colLevels_[2][c * ldV_ + j] = g.m3;
+          colLevels_[3][c * ldV_ + j] = g.limit;
+        }
+      }
+    }
+    if (!simd_ || !cpu_simd_supported(*simd_)) simd_ = cpu_simd_default();
     sums_.assign(nRows_ * r_ * ExactSum::kLevels, 0.0);
     flags_.assign(nRows_ * r_, 0u);
   }
 
+  // A block's terms: K of its kept pairs (kernel_value, in double), then
+  // exact_sum_block adds them, in SIMD lanes, into partial sums of its rows
+  // (and, on the symmetric plane, of its columns), merged into the outputs
+  // row by row.
   void consume(const BlockPiece<T>& piece) override {
     const BlockInfo& b = piece.block;
     const std::size_t L = ExactSum::kLevels;
-    thread_local std::vector<double> rowAcc, colAcc;
-    thread_local std::vector<std::uint32_t> rowFlags, colFlags;
-    thread_local std::vector<ExactSumLevels> rowGrid, colGrid;
-    rowAcc.assign(r_ * L, 0.0);
-    rowFlags.assign(r_, 0u);
-    rowGrid.resize(r_);
-    if (symmetric_) {
-      colAcc.assign(b.n_cols() * r_ * L, 0.0);
-      colFlags.assign(b.n_cols() * r_, 0u);
-      colGrid.resize(b.n_cols() * r_);
-      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
-        for (std::size_t c = 0; c < r_; ++c) colGrid[cc * r_ + c] = levels(b.cols.first + cc, c);
-      }
-    }
-    for (std::size_t rr = 0; rr < b.n_rows(); ++rr) {
+    const std::size_t nr = b.n_rows(), nc = b.n_cols();
+    BlockScratch& s = scratch();
+    // Rows of K padded to whole vectors, and the slack the kernels read.
+    const std::size_t ldk = (nc + kExactSumReadSlack - 1) / kExactSumReadSlack * kExactSumReadSlack;
+    double* k = s.k.get(nr * ldk + kExactSumReadSlack);
+    s.rowCount.resize(nr);
+    s.colCount.resize(symmetric_ ? nr : 0);
+    for (std::size_t rr = 0; rr < nr; ++rr) {
       const std::size_t i = b.rows.first + rr;
-      std::fill(rowAcc.begin(), rowAcc.end(), 0.0);
-      std::fill(rowFlags.begin(), rowFlags.end(), 0u);
-      for (std::size_t c = 0; c < r_; ++c) rowGrid[c] = levels(i, c);
-      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
-        const std::size_t j = b.cols.first + cc;
-        if (!pair_kept(i, j, skip_)) continue;
-        const double K =
-            kernel_value(spec_.kind, static_cast<double>(piece.at(rr, cc)), spec_.scale);
-        for (std::size_t c = 0; c < r_; ++c) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[j * r_ + c])), rowGrid[c],
-                        &rowAcc[c * L], rowFlags[c]);
-        }
-        if (symmetric_ && i != j) {
-          for (std::size_t c = 0; c < r_; ++c) {
-            exact_sum_add(exact_sum_mul(K, static_cast<double>(V_[i * r_ + c])),
-                          colGrid[cc * r_ + c], &colAcc[(cc * r_ + c) * L], colFlags[cc * r_ + c]);
-          }
-        }
+      // The kept pairs of a row are a prefix of its columns (pair_kept);
+      // the column side takes those with j < i (the diagonal's term is the
+      // row's).
+      const std::size_t end = kept_column_end(i, skip_, b.cols.last + 1);
+      const std::size_t count = end > b.cols.first ? end - b.cols.first : 0;
+      s.rowCount[rr] = static_cast<std::uint32_t>(count);
+      if (symmetric_) {
+        s.colCount[rr] = static_cast<std::uint32_t>(std::min(count, i > b.cols.first ? i - b.cols.first : 0));
       }
-      merge_partials(i, rowAcc.data(), rowFlags.data());
+      double* krow = k + rr * ldk;
+      for (std::size_t cc = 0; cc < count; ++cc) {
+        krow[cc] = kernel_value(spec_.kind, static_cast<double>(piece.at(rr, cc)), spec_.scale);
+      }
+    }
+    s.rowSums.assign(nr * r_ * L, 0.0);
+    s.rowFlags.assign(nr * r_, 0u);
+    ExactSumBlock e;
+    e.k = k;
+    e.ldk = ldk;
+    e.nr = nr;
+    e.nc = nc;
+    e.r = r_;
+    e.rowCount = s.rowCount.data();
+    e.w = Vt_.data() + b.cols.first;
+    e.ldw = ldV_;
+    e.rowLevels = levels_.data() + (grids_per_row() ? b.rows.first * r_ : 0);
+    e.rowLevelsStride = grids_per_row() ? r_ : 0;
+    e.rowSums = s.rowSums.data();
+    e.rowFlags = s.rowFlags.data();
+    if (symmetric_) {
+      s.colSums.assign(nc * r_ * L, 0.0);
+      s.colFlags.assign(nc * r_, 0u);
+      e.colCount = s.colCount.data();
+      e.u = Vd_.data() + b.rows.first * r_;
+      e.ldu = r_;
+      if (grids_per_row()) {
+        const std::size_t at = b.cols.first;
+        e.colLevels = {colLevels_[0].data() + at, colLevels_[1].data() + at,
+                       colLevels_[2].data() + at, colLevels_[3].data() + at, ldV_};
+      } else {
+        e.sharedLevels = levels_.data();
+      }
+      e.colSums = s.colSums.data();
+      e.colFlags = s.colFlags.data();
+    }
+    exact_sum_block(*simd_, e);
+    for (std::size_t rr = 0; rr < nr; ++rr) {
+      if (s.rowCount[rr]) merge_partials(b.rows.first + rr, &s.rowSums[rr * r_ * L], &s.rowFlags[rr * r_]);
     }
     if (symmetric_) {
-      for (std::size_t cc = 0; cc < b.n_cols(); ++cc) {
-        merge_partials(b.cols.first + cc, &colAcc[cc * r_ * L], &colFlags[cc * r_]);
+      for (std::size_t cc = 0; cc < nc; ++cc) {
+        merge_partials(b.cols.first + cc, &s.colSums[cc * r_ * L], &s.colFlags[cc * r_]);
       }
     }
   }
@@ -315,11 +386,32 @@ class MatvecConsumer final : public BlockConsumer<T> {
  private:
   static constexpr std::size_t kLockStripes = 1024;
 
-  double grid(std::size_t i, std::size_t c) const {
-    return grids_per_row() ? grids_[i * r_ + c] : grids_[c];
+  const ExactSumLevels& levels(std::size_t i, std::size_t c) const {
+    return levels_[grids_per_row() ? i * r_ + c : c];
   }
-  ExactSumLevels levels(std::size_t i, std::size_t c) const {
-    return ExactSumLevels::of(grid(i, c), ratio_);
+
+  // A buffer of doubles aligned to 64 bytes (whole cache lines per row of K).
+  class AlignedDoubles {
+   public:
+    double* get(std::size_t n) {
+      if (n + 8 > store_.size()) store_.assign(n + 8, 0.0);
+      void* p = store_.data();
+      std::size_t space = store_.size() * sizeof(double);
+      return static_cast<double*>(std::align(64, n * sizeof(double), p, space));
+    }
+
+   private:
+    std::vector<double> store_;
+  };
+  // One thread's buffers for consume().
+  struct BlockScratch {
+    AlignedDoubles k;
+    std::vector<std::uint32_t> rowCount, colCount, rowFlags, colFlags;
+    std::vector<double> rowSums, colSums;
+  };
+  static BlockScratch& scratch() {
+    thread_local BlockScratch s;
+    return s;
   }
 
   void set_grid(double& m1, double bound, std::uint64_t terms, std::size_t i, std::size_t c) {
@@ -348,6 +440,11 @@ class MatvecConsumer final : public BlockConsumer<T> {
   TriangleSkipMode skip_ = TriangleSkipMode::None;
   double ratio_ = 1.0;
   std::vector<double> grids_;
+  std::vector<ExactSumLevels> levels_;  // of grids_
+  std::size_t ldV_ = 0;
+  std::vector<double> Vd_, Vt_;
+  std::vector<double> colLevels_[4];
+  std::optional<CpuSimd> simd_;
   std::vector<double> sums_;
   std::vector<std::uint32_t> flags_;
   std::vector<std::mutex> locks_;
