@@ -19,9 +19,15 @@
 #define MPCF_HAVE_HIGHWAY 0
 #endif
 #if MPCF_HAVE_HIGHWAY
-// As in simd_walk.cpp (the same targets, no HWY_DASSERT).
+// As in simd_walk.cpp (the same x86 targets, no HWY_DASSERT; AVX2 alone
+// with MPCF_SIMD_ONE_TARGET, see simd_highway.hpp). x86-64 only: on
+// aarch64 the exact sums take the scalar path.
 #define HWY_IS_DEBUG_BUILD 0
+#if defined(MPCF_SIMD_ONE_TARGET)
+#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL | HWY_SSE4 | HWY_AVX3)
+#else
 #define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "mpcf/core/simd_exact_sum-inl.hpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
