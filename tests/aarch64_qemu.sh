@@ -8,6 +8,9 @@
 #   test_simd_walk        every set against the scalar walk (walks, executor,
 #                         PCFs and PLFs, objects), on QEMU's `max` CPU (NEON,
 #                         SVE)
+#   test_kernel_matvec    the mat-vec's exact sums on every set (the walks'
+#                         NEON set takes the sums' scalar path) against a
+#                         plain reference, bit for bit
 #   capi test_plf         the C API's PLF operations against hand values, and
 #   capi test_errors      its errors (a set of x86-64 refused), on a
 #                         Cortex-A53 (ARMv8.0-A), MPCF_CPU_SIMD=scalar, neon
@@ -108,7 +111,7 @@ cmake -S "$repo" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
 grep 'mpcf: SIMD CPU walk' "$work/configure.log" || { echo "aarch64_qemu: no SIMD walk configured" >&2; exit 1; }
 say "building the tests"
 cmake --build "$build" -j "${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
-  --target test_simd_walk test_plf test_errors
+  --target test_simd_walk test_kernel_matvec test_plf test_errors
 
 failed=0
 run() {  # run CPU SIMD NAME PROGRAM...
@@ -124,6 +127,7 @@ run() {  # run CPU SIMD NAME PROGRAM...
 }
 # Every set against the scalar walk (the test sets MPCF_CPU_SIMD itself).
 run max auto test_simd_walk "$build/tests/core/test_simd_walk"
+run max auto test_kernel_matvec "$build/tests/core/test_kernel_matvec"
 grep -h "instruction sets:" "$work"/log-test_simd_walk-max-auto.txt || true
 # The plain ARMv8.0-A, no SVE: the code zig compiled runs there.
 for simd in scalar neon; do

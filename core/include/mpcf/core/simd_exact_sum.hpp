@@ -70,9 +70,11 @@ struct ExactSumBlock {
   std::uint32_t* colFlags = nullptr;
 };
 
-// Adds the block's terms with the instruction set s: Scalar (exact_sum_add
-// term by term) or a compiled and supported SIMD set (simd_walk.hpp); the
-// same bits either way.
+// Adds the block's terms with the instruction set s (simd_walk.hpp; the
+// caller's supported set): its kernels where they are compiled (x86-64's
+// SSE4, AVX2, AVX-512), else exact_sum_add term by term (Scalar, and NEON:
+// on aarch64 the walks have NEON kernels, the exact sums none); the same
+// bits either way.
 void exact_sum_block(CpuSimd s, const ExactSumBlock& b);
 
 }  // namespace mpcf
