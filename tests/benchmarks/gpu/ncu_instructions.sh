@@ -18,7 +18,7 @@ cases=${*:-plf/pdist_L1/f32/n20000/m128/pcf plf/pdist_L1/f32/n20000/m128/plf}
 for c in $cases; do
   csv=$(mktemp)
   CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} ncu --print-units base \
-    --kernel-name 'regex:(plf_lane_kernel|object_pair_kernel|pcf_tiled_kernel|pcf_ring_kernel)' \
+    --kernel-name 'regex:(object_pair_kernel|pcf_tiled_kernel|pcf_ring_kernel)' \
     --csv --page raw \
     --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio \
     "$build/tests/benchmarks/gpu/bench_gpu" --benchmark_filter="^$c/" > "$csv" 2>/dev/null

@@ -18,8 +18,8 @@
 // PlaneCollections put them: no per-block layout, no host planning.
 //
 // Single PLFs and objects of PLFs whose collections are tame (every |t|, |v|
-// within max / 4) take plf_lane_kernel for L1, L2, L-inf and the inner
-// product: the same thread per pair, walked by lane::walk_pair
+// within max / 4) take the lane walk for L1, L2, L-inf and the inner
+// product: the same kernel and thread per pair, walked by lane::walk_pair
 // (plf_lane_walk.cuh: one loop, no divergent branches; the CPU's bits).
 //
 // object_pair_kernel: a thread per pair; a thread block is 32 columns by
@@ -84,42 +84,39 @@ struct ObjectBlockArgs {
   T* out;
 };
 
-// The value of every kept pair of the block; skipped pairs are not written.
-template <bool Windowed, typename T, typename Op, template <bool, typename, typename> class Walk>
-__global__ void __launch_bounds__(ObjectKernelGeometry::kCols * ObjectKernelGeometry::kRows)
-    object_pair_kernel(const ObjectBlockArgs<T> args, const Op op) {
-  const std::uint32_t c = blockIdx.x * ObjectKernelGeometry::kCols + threadIdx.x;
-  if (c >= args.nCols) return;
-  const std::uint32_t K = args.components;
-  for (std::uint32_t r = blockIdx.y * ObjectKernelGeometry::kRows + threadIdx.y; r < args.nRows;
-       r += gridDim.y * ObjectKernelGeometry::kRows) {
-    if (!args.allPairs &&
-        !pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + args.diagonalShift,
-                   args.skip)) {
-      continue;
-    }
-    const std::uint32_t fi0 = args.rowBase + r * K;
-    const std::uint32_t gj0 = args.colBase + c * K;
-    op_acc_t<Op> acc = op.init();
-    for (std::uint32_t k = 0; k < K; ++k) {
-      const std::uint32_t fb = args.rowOffsets[fi0 + k];
-      const std::uint32_t fe = args.rowOffsets[fi0 + k + 1];
-      const std::uint32_t gb = args.colOffsets[gj0 + k];
-      const std::uint32_t ge = args.colOffsets[gj0 + k + 1];
-      Walk<Windowed, T, Op> w;
-      w.init(args.rowElements + fb, fe - fb, args.colElements + gb, ge - gb, op);
-      w.continue_from(acc);
-      acc = w.accumulate(args.a, args.b, op);
-    }
-    args.out[r * args.outRowStride + c * args.outColStride] = op.finalize(acc);
+// How object_pair_kernel walks one component pair into the accumulator:
+// WalkComponents with a resumable walk (PairWalk, PlfPairWalk: the CPU's
+// ObjectPair code), LaneComponents with lane::walk_pair (PLFs on the tame
+// path; Fold: the operation's lane fold).
+template <template <bool, typename, typename> class Walk>
+struct WalkComponents {
+  template <bool Windowed, typename T, typename Op>
+  __device__ __forceinline__ op_acc_t<Op> accumulate(const Op& op, op_acc_t<Op> acc,
+                                                     const SimplePoint<T, T>* f, std::uint32_t nf,
+                                                     const SimplePoint<T, T>* g, std::uint32_t ng,
+                                                     T a, T b) const {
+    Walk<Windowed, T, Op> w;
+    w.init(f, nf, g, ng, op);
+    w.continue_from(acc);
+    return w.accumulate(a, b, op);
   }
-}
+};
+template <typename Fold>
+struct LaneComponents {
+  Fold fold;
+  template <bool Windowed, typename T, typename Op>
+  __device__ __forceinline__ op_acc_t<Op> accumulate(const Op& op, op_acc_t<Op> acc,
+                                                     const SimplePoint<T, T>* f, std::uint32_t nf,
+                                                     const SimplePoint<T, T>* g, std::uint32_t ng,
+                                                     T a, T b) const {
+    return lane::walk_pair<Windowed, T>(fold, op, acc, f, nf, g, ng, a, b);
+  }
+};
 
-// object_pair_kernel with lane::walk_pair for the components (PLFs on the
-// tame path; Fold: the operation's lane fold).
-template <bool Windowed, typename T, typename Op, typename Fold>
+// The value of every kept pair of the block; skipped pairs are not written.
+template <bool Windowed, typename T, typename Op, typename Components>
 __global__ void __launch_bounds__(ObjectKernelGeometry::kCols * ObjectKernelGeometry::kRows)
-    plf_lane_kernel(const ObjectBlockArgs<T> args, const Op op, const Fold fold) {
+    object_pair_kernel(const ObjectBlockArgs<T> args, const Op op, const Components walk) {
   const std::uint32_t c = blockIdx.x * ObjectKernelGeometry::kCols + threadIdx.x;
   if (c >= args.nCols) return;
   const std::uint32_t K = args.components;
@@ -138,15 +135,15 @@ __global__ void __launch_bounds__(ObjectKernelGeometry::kCols * ObjectKernelGeom
       const std::uint32_t fe = args.rowOffsets[fi0 + k + 1];
       const std::uint32_t gb = args.colOffsets[gj0 + k];
       const std::uint32_t ge = args.colOffsets[gj0 + k + 1];
-      acc = lane::walk_pair<Windowed, T>(fold, op, acc, args.rowElements + fb, fe - fb,
-                                         args.colElements + gb, ge - gb, args.a, args.b);
+      acc = walk.template accumulate<Windowed, T>(op, acc, args.rowElements + fb, fe - fb,
+                                                  args.colElements + gb, ge - gb, args.a, args.b);
     }
     args.out[r * args.outRowStride + c * args.outColStride] = op.finalize(acc);
   }
 }
 
 // Which GPU walk PLFs take: MPCF_CUDA_PLF_WALK=pair forces PlfPairWalk
-// (object_pair_kernel) where the lane walk would run (to compare the two in
+// (WalkComponents) where the lane walk would run (to compare the two in
 // one process); unset or "lane", the lane walk wherever it applies.
 inline bool plf_lane_walk_enabled() {
   const char* v = std::getenv("MPCF_CUDA_PLF_WALK");
@@ -179,7 +176,7 @@ class ObjectBlockOp {
     }
   }
 
-  // Whether the pairs are walked by plf_lane_kernel.
+  // Whether the pairs are walked by lane::walk_pair (LaneComponents).
   bool lane_walk() const noexcept { return lane_; }
 
   TriangleSkipMode skip_mode() const noexcept { return skip_; }
@@ -281,22 +278,18 @@ class ObjectBlockOp {
     if constexpr (kLaneCapable) {
       if (lane_) {
         if (window_.is_whole_line()) {
-          plf_lane_kernel<false, T, Op, LaneFold<true>><<<grid, threads, 0, stream>>>(
-              args, op_, LaneFold<true>{});
+          launch<false>(LaneComponents<LaneFold<true>>{}, grid, threads, stream, args);
         } else {
-          plf_lane_kernel<true, T, Op, LaneFold<false>><<<grid, threads, 0, stream>>>(
-              args, op_, LaneFold<false>{});
+          launch<true>(LaneComponents<LaneFold<false>>{}, grid, threads, stream, args);
         }
-        MPCF_CUDA_CHECK_LAUNCH();
         return;
       }
     }
     if (window_.is_whole_line()) {
-      object_pair_kernel<false, T, Op, Walk><<<grid, threads, 0, stream>>>(args, op_);
+      launch<false>(WalkComponents<Walk>{}, grid, threads, stream, args);
     } else {
-      object_pair_kernel<true, T, Op, Walk><<<grid, threads, 0, stream>>>(args, op_);
+      launch<true>(WalkComponents<Walk>{}, grid, threads, stream, args);
     }
-    MPCF_CUDA_CHECK_LAUNCH();
   }
 
  private:
@@ -304,15 +297,23 @@ class ObjectBlockOp {
   // the column functions a thread block shares.
   void allow_cache() const {
     if constexpr (kLaneCapable) {
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(plf_lane_kernel<false, T, Op, LaneFold<true>>,
-                                         cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(plf_lane_kernel<true, T, Op, LaneFold<false>>,
-                                         cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+      allow_cache_of<false, LaneComponents<LaneFold<true>>>();
+      allow_cache_of<true, LaneComponents<LaneFold<false>>>();
     }
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(object_pair_kernel<false, T, Op, Walk>,
+    allow_cache_of<false, WalkComponents<Walk>>();
+    allow_cache_of<true, WalkComponents<Walk>>();
+  }
+  template <bool Windowed, typename Components>
+  static void allow_cache_of() {
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(object_pair_kernel<Windowed, T, Op, Components>,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(object_pair_kernel<true, T, Op, Walk>,
-                                       cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+  }
+
+  template <bool Windowed, typename Components>
+  void launch(Components walk, dim3 grid, dim3 threads, cudaStream_t stream,
+              const ObjectBlockArgs<T>& args) const {
+    object_pair_kernel<Windowed, T, Op, Components><<<grid, threads, 0, stream>>>(args, op_, walk);
+    MPCF_CUDA_CHECK_LAUNCH();
   }
 
   // PLFs with a lane fold for Op.

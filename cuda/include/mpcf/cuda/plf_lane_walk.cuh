@@ -65,16 +65,30 @@ __device__ __forceinline__ T segment_value(const Segment<T>& g, T x) {
 // ---- folds of a piece (w, fl, fr, gl, gr) on the tame path; Acc is the
 // operation's accumulator (op_acc_t). Unchecked: tame and the whole line.
 
+// h = f - g at the piece's ends and A = min(|hl|, |hr|), B = max(|hl|, |hr|)
+// (detail::plf_ends without the sign test, which the folds do their own way).
+template <typename T>
+struct HEnds {
+  T hl, hr, a, b;
+};
+template <typename T>
+__device__ __forceinline__ HEnds<T> h_ends(T fl, T fr, T gl, T gr) {
+  HEnds<T> e;
+  e.hl = fl - gl;
+  e.hr = fr - gr;
+  const T x = fabs(e.hl);
+  const T y = fabs(e.hr);
+  e.a = min_v(x, y);
+  e.b = max_v(x, y);
+  return e;
+}
+
 template <typename T, bool Unchecked>
 struct FoldL1 {
   using Acc = T;
   __device__ __forceinline__ Acc piece(Acc acc, T w, T fl, T fr, T gl, T gr) const {
-    const T hl = fl - gl;
-    const T hr = fr - gr;
-    const T x = fabs(hl);
-    const T y = fabs(hr);
-    const T a = min_v(x, y);
-    const T b = max_v(x, y);
+    const HEnds<T> e = h_ends(fl, fr, gl, gr);
+    const T hl = e.hl, hr = e.hr, a = e.a, b = e.b;
     const T s = a + b;
     const T dd = fabs(hl + hr);
     const T across = dd + (T(2) * a) * (a / s);
@@ -91,12 +105,8 @@ template <typename T, bool Unchecked>
 struct FoldL2 {
   using Acc = ScaledPowerSum<T>;
   __device__ __forceinline__ Acc piece(Acc acc, T w, T fl, T fr, T gl, T gr) const {
-    const T hl = fl - gl;
-    const T hr = fr - gr;
-    const T x = fabs(hl);
-    const T y = fabs(hr);
-    const T ea = min_v(x, y);
-    const T eb = max_v(x, y);
+    const HEnds<T> e = h_ends(fl, fr, gl, gr);
+    const T hl = e.hl, hr = e.hr, ea = e.a, eb = e.b;
     const bool opposite = (min_v(hl, hr) < T(0)) & (max_v(hl, hr) > T(0));
     const T rho = ea / eb;
     const T mid = opposite ? -rho : rho;
