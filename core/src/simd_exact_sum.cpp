@@ -7,27 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
-#include <string>
 
-#if !defined(MPCF_NO_HIGHWAY) && defined(__x86_64__) && defined(__has_include)
-#if __has_include(<hwy/highway.h>)
-#define MPCF_HAVE_HIGHWAY 1
-#endif
-#endif
-#ifndef MPCF_HAVE_HIGHWAY
-#define MPCF_HAVE_HIGHWAY 0
-#endif
+// Highway's targets and settings as for the walks (simd_highway.hpp). The
+// kernels are x86-64's only (simd_exact_sum-inl.hpp): on aarch64 the NEON
+// target compiles to nothing and exact_sum_block takes the scalar path.
+#include "simd_highway.hpp"
 #if MPCF_HAVE_HIGHWAY
-// As in simd_walk.cpp (the same x86 targets, no HWY_DASSERT; AVX2 alone
-// with MPCF_SIMD_ONE_TARGET, see simd_highway.hpp). x86-64 only: on
-// aarch64 the exact sums take the scalar path.
-#define HWY_IS_DEBUG_BUILD 0
-#if defined(MPCF_SIMD_ONE_TARGET)
-#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL | HWY_SSE4 | HWY_AVX3)
-#else
-#define HWY_DISABLED_TARGETS (HWY_SSSE3 | HWY_AVX3_DL)
-#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "mpcf/core/simd_exact_sum-inl.hpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
