@@ -165,19 +165,26 @@ static void check_refusal(const csv_pcfs* p, mpcf_status s, const char* call, mp
 
 /* The library takes the arrays and holds the same data, or refuses them
  * (both forms alike) for a breakpoint that is not valid. */
+/* The reader's times and values as the interleaved (t, v) points of
+ * mpcf_pcfs_create_interleaved (malloc'd; the caller frees it). */
+static unsigned char* interleaved(const csv_pcfs* p) {
+  const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  unsigned char* pts = malloc(2 * p->total * esz + 1);
+  if (pts == NULL) abort();
+  for (uint64_t k = 0; k < p->total; ++k) {
+    memcpy(pts + 2 * k * esz, (const unsigned char*)p->times + k * esz, esz);
+    memcpy(pts + (2 * k + 1) * esz, (const unsigned char*)p->values + k * esz, esz);
+  }
+  return pts;
+}
+
 static void check_library(const csv_pcfs* p) {
   mpcf_pcfs* h = NULL;
   mpcf_status s = mpcf_pcfs_create(p->dtype, p->n, p->offsets, p->times, p->values, &h);
   if (s != MPCF_OK) {
     mpcf_error_detail d, d2;
     check_refusal(p, s, "mpcf_pcfs_create", &d);
-    const size_t esz = p->dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
-    unsigned char* pts = malloc(2 * p->total * esz + 1);
-    if (pts == NULL) abort();
-    for (uint64_t k = 0; k < p->total; ++k) {
-      memcpy(pts + 2 * k * esz, (const unsigned char*)p->times + k * esz, esz);
-      memcpy(pts + (2 * k + 1) * esz, (const unsigned char*)p->values + k * esz, esz);
-    }
+    unsigned char* pts = interleaved(p);
     mpcf_pcfs* h2 = NULL;
     s = mpcf_pcfs_create_interleaved(p->dtype, p->n, p->offsets, pts, &h2);
     free(pts);
@@ -210,12 +217,7 @@ static void check_library(const csv_pcfs* p) {
   }
   free(norms);
   /* The interleaved form of the same arrays. */
-  unsigned char* pts = malloc(2 * p->total * esz);
-  if (pts == NULL) abort();
-  for (uint64_t k = 0; k < p->total; ++k) {
-    memcpy(pts + 2 * k * esz, (const unsigned char*)p->times + k * esz, esz);
-    memcpy(pts + (2 * k + 1) * esz, (const unsigned char*)p->values + k * esz, esz);
-  }
+  unsigned char* pts = interleaved(p);
   mpcf_pcfs* h2 = NULL;
   s = mpcf_pcfs_create_interleaved(p->dtype, p->n, p->offsets, pts, &h2);
   FZ_CHECK(s == MPCF_OK, "mpcf_pcfs_create_interleaved rejects what the CSV reader accepted: %s: %s",
