@@ -415,6 +415,62 @@ void test_ring_kernel_same_bits_as_tiled(void**) {
   ring_vs_tiled<double>(huge, "huge values", false);
 }
 
+// float32 inner products whose float attempt overflows, through each block
+// kernel: the redo launch computes them again in double. f = 2^70 on
+// [0, 2), g = 2^70 on [0, 1) and -2^70 on [1, 2), u = 1 on [0, 1):
+// <f, g> = 0 (the float attempt gives inf - inf = NaN), <f, f> = <g, g> =
+// 2^141 (+inf in float32), <f, u> = <g, u> = 2^70, <u, u> = 1, worked out
+// by hand. Several such pairs share each warp and tile with ordinary ones
+// (kinds cycle); every pair selection and a window holding [0, 2).
+void test_float32_inner_product_redo_in_every_kernel(void**) {
+  Pcfs P;
+  const double big = std::ldexp(1.0, 70);
+  for (int i = 0; i < 70; ++i) {
+    if (i % 3 == 0) P.add({0, 2}, {big, 0});
+    if (i % 3 == 1) P.add({0, 1, 2}, {big, -big, 0});
+    if (i % 3 == 2) P.add({0, 1}, {1, 0});
+  }
+  const std::size_t n = P.n();
+  auto want = [&](std::size_t i, std::size_t j) {
+    const int a = static_cast<int>(i % 3), b = static_cast<int>(j % 3);
+    if (a == 2 && b == 2) return 1.0f;
+    if (a == 2 || b == 2) return static_cast<float>(big);
+    return a == b ? INFINITY : 0.0f;
+  };
+  struct Case {
+    BlockInfo block;
+    TriangleSkipMode skip;
+  };
+  const Case cases[] = {
+      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // sorted triangle
+      {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangle},       // by index
+      {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},            // every pair
+  };
+  for (const PcfKernel kernel : {PcfKernel::Tiled, PcfKernel::Ring}) {
+    for (const Window<float>& w : {Window<float>::whole_line(), Window<float>{-1.0f, 3.0f}}) {
+      for (const Case& cs : cases) {
+        const auto got = run_block_with<float>(P, cs.block, cs.skip,
+                                               OperationL2InnerProduct<float>{}, w, kernel);
+        for (std::size_t r = 0; r < cs.block.n_rows(); ++r) {
+          for (std::size_t c = 0; c < cs.block.n_cols(); ++c) {
+            const std::size_t i = cs.block.rows.first + r, j = cs.block.cols.first + c;
+            if (!pair_kept(static_cast<std::int64_t>(i) - static_cast<std::int64_t>(j), cs.skip)) {
+              continue;
+            }
+            const float value = got[r * cs.block.n_cols() + c];
+            if (!(value == want(i, j))) {
+              fail_msg("%s kernel, %s, pair (%zu, %zu): %g, want %g",
+                       kernel == PcfKernel::Ring ? "ring" : "tiled",
+                       w.is_whole_line() ? "whole line" : "window", i, j, double(value),
+                       double(want(i, j)));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // ---- the pipeline ----
 
 // Wraps PcfBlockOp; throws a CUDA-style failure at the third block, or
@@ -752,6 +808,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_ring_kernel_same_bits_as_tiled),
+      cmocka_unit_test(test_float32_inner_product_redo_in_every_kernel),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
       cmocka_unit_test(test_shared_upload_and_overlap_same_bits),

@@ -75,6 +75,10 @@ struct TiledBlockArgs {
   T a;
   T b;
   T* out;
+  // FloatAttempt operations: set to 1 by a pair whose value is not finite;
+  // the redo launch (pcf_tiled_kernel<..., Redo = true>) then computes
+  // those pairs again. Unused otherwise.
+  std::uint32_t* redo;
 };
 
 // Where one sorted function of the block comes from and goes to (layout).
@@ -150,18 +154,32 @@ __device__ __forceinline__ bool pair_selected(const TiledBlockArgs<T>& args, boo
   return kept;
 }
 
-// Writes the value of block row i and block column j (the sorted triangle
-// to (max(i, j), min(i, j))).
+// Where the value of block row i and block column j goes (the sorted
+// triangle to (max(i, j), min(i, j))).
 template <typename T>
-__device__ __forceinline__ void store_pair(const TiledBlockArgs<T>& args, std::uint32_t i,
-                                           std::uint32_t j, T value) {
+__device__ __forceinline__ T* pair_output(const TiledBlockArgs<T>& args, std::uint32_t i,
+                                          std::uint32_t j) {
   if (args.selection == PairSelection::SortedTriangle && i < j) {
     const std::uint32_t k = i;
     i = j;
     j = k;
   }
-  args.out[static_cast<std::uint64_t>(i) * args.outRowStride +
-           static_cast<std::uint64_t>(j) * args.outColStride] = value;
+  return args.out + (static_cast<std::uint64_t>(i) * args.outRowStride +
+                     static_cast<std::uint64_t>(j) * args.outColStride);
+}
+template <typename T>
+__device__ __forceinline__ void store_pair(const TiledBlockArgs<T>& args, std::uint32_t i,
+                                           std::uint32_t j, T value) {
+  *pair_output(args, i, j) = value;
+}
+
+// A FloatAttempt operation's value that is not finite: reported for the redo
+// launch (every such thread writes the same 1).
+template <typename Op, typename T>
+__device__ __forceinline__ void report_redo(const TiledBlockArgs<T>& args, bool needed) {
+  if constexpr (FloatAttempt<Op>::value) {
+    if (needed) *args.redo = 1u;
+  }
 }
 
 // Copies tile q into shared memory at `to` (all threads of the block, then
@@ -233,13 +251,22 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
 // kMaxThreads), gridDim.x = tileCount * ceil(nRows / rowsPerBlock), dynamic
 // shared memory = the largest tile of the launch when Staged. `out` must be
 // zeroed beforehand: skipped pairs are not written.
-template <bool Staged, bool Windowed, typename T, typename Op>
+//
+// Redo: the second launch for a FloatAttempt operation (the same args and
+// grid, not staged, any multiple of kTileCols threads, Op the exact
+// operation): nothing when the first launch reported no pair (*args.redo
+// == 0), else the pairs whose value in `out` is not finite, with op.
+template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
   constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
   using Point = SimplePoint<T, T>;
+  static_assert(!(Redo && Staged), "the redo launch reads its tiles from global memory");
 
+  if constexpr (Redo) {
+    if (*args.redo == 0) return;
+  }
   const detail::BlockChunk chunk = detail::chunk_of_block(args);
   // A chunk wholly above the sorted triangle has nothing to do (uniform for
   // the thread block: returning before the barrier is safe).
@@ -266,6 +293,9 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   for (std::uint32_t r = rBegin + threadIdx.x / C; r < rEnd; r += groups) {
     const std::uint32_t i = args.rowOrder[r];
     if (!detail::pair_selected(args, skipDiag, r, c, i, j)) continue;
+    if constexpr (Redo) {
+      if (isfinite(*detail::pair_output(args, i, j))) continue;
+    }
     const std::uint32_t fBegin = args.rowOffsets[r];
     const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
     const bool fast = colFast && args.rowFast[r] != 0;
@@ -282,13 +312,8 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
                                                    args.b, o);
       }
     };
-    T value;
-    if constexpr (FloatFirst<Op>::value) {
-      value = walk(typename FloatFirst<Op>::type{});
-      if (!isfinite(value)) value = walk(op);
-    } else {
-      value = walk(op);
-    }
+    const T value = walk(op);
+    detail::report_redo<Op>(args, !isfinite(value));
     detail::store_pair(args, i, j, value);
   }
 }
@@ -535,7 +560,6 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
     if (steps == 0) continue;  // the same for the whole warp
     const std::uint32_t plain = detail::lanes_reduce<false, 32>(total);
     const SimplePoint<T, T>* f = rowPoints + fBegin;
-    T value;
     // The plain fold when every pair of the warp is within its bounds
     // (pairs within them get the same bits either way).
     const bool fast =
@@ -554,17 +578,8 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
                                                   plain, args.a, args.b, o);
       }
     };
-    if constexpr (FloatFirst<Op>::value) {
-      // As pcf_tiled_kernel; the ring walk is the warp's together, so the
-      // whole warp walks again when one of its pairs needs to.
-      value = walk(typename FloatFirst<Op>::type{});
-      if (__any_sync(0xffffffffu, kept && !isfinite(value))) {
-        const T exact = walk(op);
-        if (!isfinite(value)) value = exact;
-      }
-    } else {
-      value = walk(op);
-    }
+    const T value = walk(op);
+    detail::report_redo<Op>(args, kept && !isfinite(value));
     if (kept) detail::store_pair(args, i, j, value);
   }
 }

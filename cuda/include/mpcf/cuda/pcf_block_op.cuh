@@ -87,6 +87,7 @@ class PcfBlockOp {
     DeviceArray<Point> rowPoints;
     DeviceArray<Point> tiles;
     DeviceArray<std::uint32_t> fast;  // per sorted row, then per column slot (layout kernel)
+    DeviceArray<std::uint32_t> redo;  // FloatFirst<Op>: TiledBlockArgs::redo
     BlockLayoutPlan plan;
   };
   struct GpuStorage {
@@ -166,8 +167,9 @@ class PcfBlockOp {
                                   layout_tile_points(cols(), maxCols, longestCol_, kTileCols)) *
                                  sizeof(Point);
     const std::uint64_t flags = maxRows + layout_tiles(maxCols, kTileCols) * kTileCols;
+    const std::uint64_t redo = FloatFirst<Op>::value ? 1 : 0;
     const std::uint64_t perSlot =
-        layout + (meta_count(maxRows, maxCols) + flags) * sizeof(std::uint32_t);
+        layout + (meta_count(maxRows, maxCols) + flags + redo) * sizeof(std::uint32_t);
     return inputs_.device_bytes(maxRows, maxCols, resident, slots) +
            static_cast<std::uint64_t>(slots) * perSlot;
   }
@@ -209,6 +211,7 @@ class PcfBlockOp {
       slot.tiles = ctx.allocate<Point>(
           static_cast<std::size_t>(layout_tile_points(cols(), maxCols, longestCol_, kTileCols)));
       slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
+      if constexpr (FloatFirst<Op>::value) slot.redo = ctx.allocate<std::uint32_t>(1);
     }
     allow_shared_memory(s.sharedPerBlock);
     return s;
@@ -341,6 +344,15 @@ class PcfBlockOp {
     args.b = window_.b;
     args.out = gpuOutput;
     const bool wholeLine = window_.is_whole_line();
+    // A FloatFirst operation: its float attempt in the kernels below, then
+    // a redo launch after each for the pairs it could not compute (see
+    // L2InnerProductFloatAcc).
+    using KernelOp = typename KernelOpOf<Op>::type;
+    const KernelOp kernelOp = KernelOpOf<Op>::of(op_);
+    if constexpr (FloatFirst<Op>::value) {
+      args.redo = const_cast<std::uint32_t*>(slot.redo.data());
+      MPCF_CUDA_TRY(cudaMemsetAsync(args.redo, 0, sizeof(std::uint32_t), stream));
+    }
 
     std::uint32_t q = 0;
     for (const std::uint32_t end : p.launchEnds) {
@@ -374,21 +386,25 @@ class PcfBlockOp {
                               std::to_string(block.n_cols()) +
                               " pairs is too large for one kernel launch; lower max_block_elements");
       }
-      auto launch = [&](auto kernel) {
-        kernel<<<static_cast<unsigned>(grid), threads, smem, stream>>>(args, args.rowPoints, op_);
+      auto launch = [&](auto kernel, const auto& op, std::size_t shared) {
+        kernel<<<static_cast<unsigned>(grid), threads, shared, stream>>>(args, args.rowPoints, op);
         MPCF_CUDA_CHECK_LAUNCH();
       };
       if (ringGroups) {
-        if constexpr (SymmetricIntegrand<Op>::value) {
-          if (wholeLine) launch(pcf_ring_kernel<false, T, Op>);
-          else launch(pcf_ring_kernel<true, T, Op>);
+        if constexpr (SymmetricIntegrand<KernelOp>::value) {
+          if (wholeLine) launch(pcf_ring_kernel<false, T, KernelOp>, kernelOp, smem);
+          else launch(pcf_ring_kernel<true, T, KernelOp>, kernelOp, smem);
         }
       } else if (staged) {
-        if (wholeLine) launch(pcf_tiled_kernel<true, false, T, Op>);
-        else launch(pcf_tiled_kernel<true, true, T, Op>);
+        if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp>, kernelOp, smem);
+        else launch(pcf_tiled_kernel<true, true, T, KernelOp>, kernelOp, smem);
       } else {
-        if (wholeLine) launch(pcf_tiled_kernel<false, false, T, Op>);
-        else launch(pcf_tiled_kernel<false, true, T, Op>);
+        if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KernelOp>, kernelOp, smem);
+        else launch(pcf_tiled_kernel<false, true, T, KernelOp>, kernelOp, smem);
+      }
+      if constexpr (FloatFirst<Op>::value) {
+        if (wholeLine) launch(pcf_tiled_kernel<false, false, T, Op, true>, op_, 0);
+        else launch(pcf_tiled_kernel<false, true, T, Op, true>, op_, 0);
       }
       q = end;
     }
@@ -413,15 +429,16 @@ class PcfBlockOp {
 
   // Lets the staged kernels use all the shared memory a block may have.
   void allow_shared_memory(std::size_t bytes) const {
+    using K = typename KernelOpOf<Op>::type;
     const int b = static_cast<int>(bytes);
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, Op>,
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, Op>,
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-    if constexpr (SymmetricIntegrand<Op>::value) {
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, Op>,
+    if constexpr (SymmetricIntegrand<K>::value) {
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, Op>,
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     }
   }

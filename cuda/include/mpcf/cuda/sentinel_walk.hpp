@@ -118,7 +118,11 @@ struct SymmetricIntegrand<OperationL2InnerProduct<T>> : std::true_type {};
 // sum, or a true infinity. A finite float result had no overflow anywhere
 // (an overflowed term makes the sum +-inf or NaN for ever after), so every
 // finite inner product is the float sum of the exact-or-rounded terms, and
-// finite input never gives NaN.
+// finite input never gives NaN. The second computation is a launch of its
+// own (PcfBlockOp::launch_block), not a branch of the float kernel: a kernel
+// holding both walks needs the double walk's registers throughout (44
+// instead of 32 in pcf_tiled_kernel for sm_90), which cost the float32
+// l2_kernel kernel a third of its resident warps and 17-23% of its speed.
 template <typename T>
 struct L2InnerProductFloatAcc {
   MPCF_HD T init() const { return T(0); }
@@ -143,6 +147,24 @@ struct UncheckedSumFold<L2InnerProductFloatAcc<T>> : std::true_type {
 };
 template <typename T>
 struct SymmetricIntegrand<L2InnerProductFloatAcc<T>> : std::true_type {};
+// The operation the block kernels run for Op: its float attempt when it
+// has one (FloatFirst), else Op itself.
+template <typename Op, bool = FloatFirst<Op>::value>
+struct KernelOpOf {
+  using type = Op;
+  static Op of(const Op& op) { return op; }
+};
+template <typename Op>
+struct KernelOpOf<Op, true> {
+  using type = typename FloatFirst<Op>::type;
+  static type of(const Op&) { return type{}; }
+};
+// Operations whose non-finite results the kernels report (TiledBlockArgs::
+// redo), for a second launch to compute them again with the exact operation.
+template <typename Op>
+struct FloatAttempt : std::false_type {};
+template <typename T>
+struct FloatAttempt<L2InnerProductFloatAcc<T>> : std::true_type {};
 
 template <typename T>
 MPCF_HD T max_abs_time() {
