@@ -226,6 +226,81 @@ def test_knn_tiles_as_on_gpus(rng, monkeypatch):
         assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
 
 
+def test_auto_knn_tiles_for_gpu_workers():
+    # About 4 tiles per GPU, sides of at least 8,192 rows, worked out by
+    # hand: the triangle of nb row blocks has nb (nb + 1) / 2 tiles, nb the
+    # smallest with at least 4 g tiles.
+    side = mdask._auto_knn_side
+    assert side(200_000, 200_000, 2, triangle=True) == 50_000   # 8 tiles: nb = 4
+    assert side(100_000, 100_000, 1, triangle=True) == 33_334   # 4 tiles: nb = 3
+    assert side(1_000_000, 1_000_000, 8, triangle=True) == 125_000  # 32 tiles: nb = 8
+    assert side(20_000, 20_000, 8, triangle=True) == 8_192      # at least 8,192 rows
+    assert side(1_000, 1_000, 2, triangle=True) == 1_000        # and at most the collection
+    # A cross knn: sqrt(rows cols / (4 g)).
+    assert side(100_000, 40_000, 2, triangle=False) == 22_361
+
+
+def test_gpus_used_by_a_worker(monkeypatch):
+    monkeypatch.setattr(_dask_tasks._ops, "cuda_device_count", lambda: 2)
+    used = _dask_tasks.gpus_used
+    assert used((None, None, None, None)) == 2            # backend auto: all devices
+    assert used((None, "cuda", None, None)) == 2
+    assert used((None, "cpu", None, None)) == 0           # the CPU asked for
+    assert used((None, None, None, (1,))) == 1            # the devices named ...
+    assert used((None, None, None, (1, 5, 7))) == 1       # ... that exist
+    monkeypatch.setattr(_dask_tasks._ops, "cuda_device_count", lambda: 0)
+    assert used((None, "cuda", None, None)) == 0
+
+
+def test_cluster_gpus_asks_every_worker(client):
+    class Workers:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def run(self, fn, *args):
+            assert fn is _dask_tasks.gpus_used
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+
+    settings = (None, None, None, None)
+    assert mdask._cluster_gpus(Workers({"a": 1, "b": 2}), settings) == 3
+    assert mdask._cluster_gpus(Workers(OSError("gone")), settings) == 0  # tile as for CPUs
+    # The real workers of this machine see no GPU (or the backend is cpu).
+    want = 2 * _dask_tasks.gpus_used(settings)
+    assert mdask._cluster_gpus(client, settings) == want
+    assert mdask._cluster_gpus(client, (None, "cpu", None, None)) == 0
+
+
+def test_knn_auto_chunks_follow_the_gpus(rng, monkeypatch):
+    # Local scheduler (this process): where the workers report GPUs, "auto"
+    # tiles by the GPU rule (here with 8-row minimum sides so that a small
+    # collection shows it), else by the CPU rule; the bits are the single
+    # call's either way.
+    X = random_pcfs(rng, 40)
+    want_d, want_i = mpcf.knn(X, 3)
+    tiles = []
+    real = _dask_tasks.knn_below_diagonal
+    monkeypatch.setattr(_dask_tasks, "knn_below_diagonal",
+                        lambda X, i0, i1, j0, j1, *a: tiles.append((i0, i1, j0, j1))
+                        or real(X, i0, i1, j0, j1, *a))
+    monkeypatch.setattr(mdask, "_AUTO_MIN_GPU_SIDE", 8)
+    monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 1)
+    d, i = mdask.knn(X, 3, chunks="auto")
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    # One GPU: 4 tiles, nb = 3 row blocks of 14, 14, 12 (3 below the diagonal).
+    assert sorted(tiles) == [(14, 28, 0, 14), (28, 40, 0, 14), (28, 40, 14, 28)]
+    tiles.clear()
+    monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 0)
+    d, i = mdask.knn(X, 3, chunks="auto")
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    assert tiles == []  # the CPU rule: one tile of at least 256 rows
+    # Explicit chunks: the workers are not asked.
+    monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 1 / 0)
+    d, i = mdask.knn(X, 3, chunks=20)
+    assert d.tobytes() == want_d.tobytes() and tiles == [(20, 40, 0, 20)]
+
+
 def test_knn_tile_follows_the_backend_libmpcf_chooses(rng, monkeypatch):
     # The tile below the diagonal asks libmpcf where its knn runs (its
     # account at the start, not a rule of its own): where libmpcf computes

@@ -101,6 +101,22 @@ def options(settings: Settings) -> Dict[str, Any]:
     }
 
 
+def gpus_used(settings: Settings) -> int:
+    """How many GPUs this worker's libmpcf would compute a knn tile on
+    under the settings: 0 for backend "cpu" or where it sees no CUDA device,
+    else the devices named in the settings that exist, or all of them.
+    (backend "auto" goes to the GPU whenever there is one: libmpcf's rule.)"""
+    opts = options(settings)
+    if opts["backend"] == "cpu":
+        return 0
+    present = _ops.cuda_device_count()
+    if present == 0:
+        return 0
+    if opts["devices"] is not None:
+        return len({d for d in opts["devices"] if d < present})
+    return present
+
+
 # ---- tiles of a distance matrix -------------------------------------------
 
 

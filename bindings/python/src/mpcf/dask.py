@@ -70,6 +70,12 @@ _AUTO_MIN_SIDE = 256
 _AUTO_MAX_SIDE = 4096
 #: The automatic tiling aims at this many tiles per worker thread.
 _AUTO_TILES_PER_THREAD = 4
+#: knn on GPU workers: about this many tiles per GPU, sides of at least
+#: _AUTO_MIN_GPU_SIDE rows (a knn tile keeps O(side k) numbers, so sides
+#: are not capped by memory as the matrix tiles are). n = 200,000 on two
+#: GPUs: four row blocks of 50,000 (10 tiles).
+_AUTO_TILES_PER_GPU = 4
+_AUTO_MIN_GPU_SIDE = 8192
 
 
 # ---- where the collection lives ------------------------------------------
@@ -342,6 +348,30 @@ def _auto_side(rows: int, cols: int, threads: int, triangle: bool) -> int:
     return max(1, min(max(side, _AUTO_MIN_SIDE), _AUTO_MAX_SIDE))
 
 
+def _cluster_gpus(client: Any, settings: _tasks.Settings) -> int:
+    """GPUs the workers' libmpcf would compute knn tiles on, summed over the
+    workers (asked of each, with its own settings; this process's where
+    there is no client). 0 where none, or where the workers cannot say."""
+    if client is None:
+        return _tasks.gpus_used(settings)
+    try:
+        return sum(int(c) for c in client.run(_tasks.gpus_used, settings).values())
+    except Exception:  # workers that cannot answer: tile as for CPUs
+        return 0
+
+
+def _auto_knn_side(rows: int, cols: int, gpus: int, triangle: bool) -> int:
+    """About _AUTO_TILES_PER_GPU tiles per GPU, sides of at least
+    _AUTO_MIN_GPU_SIDE (and at most the collection)."""
+    tiles = _AUTO_TILES_PER_GPU * gpus
+    if triangle:
+        nb = math.ceil((math.sqrt(8 * tiles + 1) - 1) / 2)
+        side = math.ceil(rows / max(nb, 1))
+    else:
+        side = math.ceil(math.sqrt(rows * cols / tiles))
+    return max(1, min(max(side, _AUTO_MIN_GPU_SIDE), max(rows, cols)))
+
+
 def _chunks_1d(chunks: Any, n: int, side: int, what: str) -> Tuple[int, ...]:
     """Row (or column) chunk sizes: an int side, a sequence of sizes summing
     to n, or "auto" (side)."""
@@ -369,10 +399,13 @@ def _chunks_1d(chunks: Any, n: int, side: int, what: str) -> Tuple[int, ...]:
     return sizes
 
 
-def _chunks_2d(chunks: Any, rows: int, cols: int, threads: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+def _chunks_2d(chunks: Any, rows: int, cols: int, threads: int,
+               side: Optional[int] = None) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """Chunks of a cross computation: "auto" or an int for both axes, or a
-    pair (rows, columns), each "auto", an int or a sequence of sizes."""
-    side = _auto_side(rows, cols, threads, triangle=False)
+    pair (rows, columns), each "auto", an int or a sequence of sizes. "auto"
+    is `side` where given, else the CPU rule (_auto_side)."""
+    if side is None:
+        side = _auto_side(rows, cols, threads, triangle=False)
     if isinstance(chunks, (tuple, list)):
         if len(chunks) != 2:
             raise ValueError(
@@ -590,7 +623,11 @@ def knn(
     p : float
         p >= 1 or inf.
     chunks
-        Tile sides: as in :func:`pdist` without Y, as in :func:`cdist` with Y.
+        Tile sides: as in :func:`pdist` without Y, as in :func:`cdist` with Y;
+        but where the workers compute on GPUs (libmpcf on each sees a CUDA
+        device and the backend is not "cpu"; asked of every worker when
+        chunks has an "auto"), "auto" makes GPU-sized tiles: about 4 per
+        GPU of the cluster, sides of at least 8,192 rows.
     split_every : int
         Lists merged by one task of the tree (>= 2).
     window, client, backend, threads, devices, components
@@ -630,11 +667,18 @@ def knn(
                               p, k))
     client = _client_for(X, client)
     threads_total = _total_threads(client)
+    # "auto" anywhere in chunks: GPU-sized tiles where the workers would
+    # compute them on GPUs (asked of the workers only then).
+    wants_auto = isinstance(chunks, str) or (isinstance(chunks, (tuple, list)) and any(
+        isinstance(c, str) for c in chunks))
+    gpus = _cluster_gpus(client, settings) if wants_auto else 0
     if Y is None:
-        side = _auto_side(X.size, X.size, threads_total, triangle=True)
+        side = (_auto_knn_side(X.size, X.size, gpus, triangle=True) if gpus
+                else _auto_side(X.size, X.size, threads_total, triangle=True))
         row_sizes = col_sizes = _chunks_1d(chunks, X.size, side, "chunks")
     else:
-        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total)
+        side = _auto_knn_side(X.size, Yc.size, gpus, triangle=False) if gpus else None
+        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total, side)
     sx, sy = _sources(X, Yc, client)
     rows, cols = _bounds(row_sizes), _bounds(col_sizes)
     name = "mpcf-knn-" + tokenize(sx.token, sy.token, Y is None, k, p, settings, row_sizes, col_sizes,
