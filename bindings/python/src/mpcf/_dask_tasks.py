@@ -105,7 +105,9 @@ def gpus_used(settings: Settings) -> int:
     """How many GPUs this worker's libmpcf would compute a knn tile on
     under the settings: 0 for backend "cpu" or where it sees no CUDA device,
     else the devices named in the settings that exist, or all of them.
-    (backend "auto" goes to the GPU whenever there is one: libmpcf's rule.)"""
+    (Under backend "auto" libmpcf takes the GPU for a call of at least its
+    threshold of merge steps, 2e8 by default, which the GPU-sized tiles this
+    answer leads to meet unless the functions have a single breakpoint.)"""
     opts = options(settings)
     if opts["backend"] == "cpu":
         return 0
