@@ -336,15 +336,20 @@ def _total_threads(client: Any) -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def _side_for_tiles(rows: int, cols: int, tiles: int, triangle: bool) -> int:
+    """The tile side that cuts the plane into about `tiles` tiles: the
+    triangle's nb (nb + 1) / 2 tiles of side rows / nb, or a rectangle's
+    squares."""
+    if triangle:
+        nb = math.ceil((math.sqrt(8 * tiles + 1) - 1) / 2)
+        return math.ceil(rows / max(nb, 1))
+    return math.ceil(math.sqrt(rows * cols / tiles))
+
+
 def _auto_side(rows: int, cols: int, threads: int, triangle: bool) -> int:
     """About _AUTO_TILES_PER_THREAD tiles per worker thread, sides within
     [_AUTO_MIN_SIDE, _AUTO_MAX_SIDE]."""
-    tiles = _AUTO_TILES_PER_THREAD * threads
-    if triangle:  # nb (nb + 1) / 2 tiles of a side rows / nb
-        nb = math.ceil((math.sqrt(8 * tiles + 1) - 1) / 2)
-        side = math.ceil(rows / max(nb, 1))
-    else:
-        side = math.ceil(math.sqrt(rows * cols / tiles))
+    side = _side_for_tiles(rows, cols, _AUTO_TILES_PER_THREAD * threads, triangle)
     return max(1, min(max(side, _AUTO_MIN_SIDE), _AUTO_MAX_SIDE))
 
 
@@ -363,12 +368,7 @@ def _cluster_gpus(client: Any, settings: _tasks.Settings) -> int:
 def _auto_knn_side(rows: int, cols: int, gpus: int, triangle: bool) -> int:
     """About _AUTO_TILES_PER_GPU tiles per GPU, sides of at least
     _AUTO_MIN_GPU_SIDE (and at most the collection)."""
-    tiles = _AUTO_TILES_PER_GPU * gpus
-    if triangle:
-        nb = math.ceil((math.sqrt(8 * tiles + 1) - 1) / 2)
-        side = math.ceil(rows / max(nb, 1))
-    else:
-        side = math.ceil(math.sqrt(rows * cols / tiles))
+    side = _side_for_tiles(rows, cols, _AUTO_TILES_PER_GPU * gpus, triangle)
     return max(1, min(max(side, _AUTO_MIN_GPU_SIDE), max(rows, cols)))
 
 
