@@ -105,6 +105,29 @@ inline Pcfs random_pcfs(Rng& rng, const RandomSpec& spec) {
 }
 
 // A libmpcf collection of `p` in `dtype` (asserts success).
+// float32 inner products whose float sums overflow (the GPU computes them
+// again in double): n functions cycling through three kinds, f = 2^70 on
+// [0, 2), g = 2^70 on [0, 1) and -2^70 on [1, 2), u = 1 on [0, 1).
+inline Pcfs overflowing_inner_product_pcfs(std::size_t n) {
+  Pcfs P;
+  const double big = std::ldexp(1.0, 70);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 3 == 0) P.add({0, 2}, {big, 0});
+    if (i % 3 == 1) P.add({0, 1, 2}, {big, -big, 0});
+    if (i % 3 == 2) P.add({0, 1}, {1, 0});
+  }
+  return P;
+}
+// Their inner products worked out by hand, in float32: <f, g> = 2^140 -
+// 2^140 = 0 (not inf - inf = NaN), <f, f> = <g, g> = 2^141 (+inf in
+// float32), <f, u> = <g, u> = 2^70, <u, u> = 1.
+inline float overflowing_inner_product(std::size_t i, std::size_t j) {
+  const std::size_t a = i % 3, b = j % 3;
+  if (a == 2 && b == 2) return 1.0f;
+  if (a == 2 || b == 2) return std::ldexp(1.0f, 70);
+  return a == b ? INFINITY : 0.0f;
+}
+
 inline mpcf_pcfs* make_handle(const Pcfs& p, mpcf_dtype dtype) {
   mpcf_pcfs* h = nullptr;
   mpcf_status st;

@@ -416,27 +416,13 @@ void test_ring_kernel_same_bits_as_tiled(void**) {
 }
 
 // float32 inner products whose float attempt overflows, through each block
-// kernel: the redo launch computes them again in double. f = 2^70 on
-// [0, 2), g = 2^70 on [0, 1) and -2^70 on [1, 2), u = 1 on [0, 1):
-// <f, g> = 0 (the float attempt gives inf - inf = NaN), <f, f> = <g, g> =
-// 2^141 (+inf in float32), <f, u> = <g, u> = 2^70, <u, u> = 1, worked out
-// by hand. Several such pairs share each warp and tile with ordinary ones
-// (kinds cycle); every pair selection and a window holding [0, 2).
+// kernel: the redo launch computes them again in double
+// (overflowing_inner_product_pcfs, values by hand in overflowing_inner_product).
+// Several such pairs share each warp and tile with ordinary ones (kinds
+// cycle); every pair selection and a window holding [0, 2).
 void test_float32_inner_product_redo_in_every_kernel(void**) {
-  Pcfs P;
-  const double big = std::ldexp(1.0, 70);
-  for (int i = 0; i < 70; ++i) {
-    if (i % 3 == 0) P.add({0, 2}, {big, 0});
-    if (i % 3 == 1) P.add({0, 1, 2}, {big, -big, 0});
-    if (i % 3 == 2) P.add({0, 1}, {1, 0});
-  }
+  const Pcfs P = overflowing_inner_product_pcfs(70);
   const std::size_t n = P.n();
-  auto want = [&](std::size_t i, std::size_t j) {
-    const int a = static_cast<int>(i % 3), b = static_cast<int>(j % 3);
-    if (a == 2 && b == 2) return 1.0f;
-    if (a == 2 || b == 2) return static_cast<float>(big);
-    return a == b ? INFINITY : 0.0f;
-  };
   struct Case {
     BlockInfo block;
     TriangleSkipMode skip;
@@ -458,11 +444,12 @@ void test_float32_inner_product_redo_in_every_kernel(void**) {
               continue;
             }
             const float value = got[r * cs.block.n_cols() + c];
-            if (!(value == want(i, j))) {
+            const float want = overflowing_inner_product(i, j);
+            if (!(value == want)) {
               fail_msg("%s kernel, %s, pair (%zu, %zu): %g, want %g",
                        kernel == PcfKernel::Ring ? "ring" : "tiled",
                        w.is_whole_line() ? "whole line" : "window", i, j, double(value),
-                       double(want(i, j)));
+                       double(want));
             }
           }
         }

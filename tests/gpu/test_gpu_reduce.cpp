@@ -269,18 +269,11 @@ void test_streams_gpu(void**) {
 }
 
 // float32 inner products whose float sums overflow are computed again in
-// double on the GPU: f = 2^70 on [0, 2), g = 2^70 on [0, 1) and -2^70 on
-// [1, 2): <f, g> = 2^140 - 2^140 = 0 (not inf - inf = NaN), <f, f> = 2^141
-// is beyond float32: +inf. Many pairs, so that some share a warp with
-// ordinary ones; the same in a window and in the kernel mat-vec.
+// double on the GPU (overflowing_inner_product_pcfs: <f, g> = 0, not
+// inf - inf = NaN; <f, f> = +inf). Many pairs, so that some share a warp
+// with ordinary ones; the same in a window.
 void test_float32_inner_products_on_the_gpu(void**) {
-  Pcfs P;
-  const double big = std::ldexp(1.0, 70);
-  for (int i = 0; i < 300; ++i) {
-    if (i % 3 == 0) P.add({0, 2}, {big, 0});
-    if (i % 3 == 1) P.add({0, 1, 2}, {big, -big, 0});
-    if (i % 3 == 2) P.add({0, 1}, {1, 0});
-  }
+  const Pcfs P = overflowing_inner_product_pcfs(300);
   mpcf_pcfs* X = make_handle(P, MPCF_FLOAT32);
   const std::size_t n = P.n();
   std::vector<float> K(n * n);
@@ -290,14 +283,11 @@ void test_float32_inner_products_on_the_gpu(void**) {
     check_ok(mpcf_l2_kernel(X, MPCF_LAYOUT_DENSE, K.data(), K.size(), o), "l2_kernel");
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t j = 0; j < n; ++j) {
-        const int a = static_cast<int>(i % 3), b = static_cast<int>(j % 3);
         const float got = K[i * n + j];
-        const float want = a == 2 && b == 2 ? 1.0f
-                           : (a == 2 || b == 2) ? (a == 0 || b == 0 ? static_cast<float>(big)
-                                                                      : static_cast<float>(big))
-                           : (a == b ? INFINITY : 0.0f);
+        const float want = overflowing_inner_product(i, j);
         if (!(got == want)) {
-          std::printf("K[%zu][%zu] (kinds %d, %d) = %g, want %g\n", i, j, a, b, got, want);
+          std::printf("K[%zu][%zu] (kinds %zu, %zu) = %g, want %g\n", i, j, i % 3, j % 3, got,
+                      want);
           fail();
         }
       }
