@@ -207,56 +207,39 @@ __device__ __forceinline__ const SimplePoint<T, T>* stage_tile(const TiledBlockA
 // fresh registers and copies them back and moves both pointers then one
 // back: 15 instructions per step of the float32 walk instead of 10-11.
 // G: a 32-bit shared-memory address (GShared) or a global pointer.
+// The PTX of one step for the point type VT ("f32", "f64") held in
+// registers of constraint C, FB bytes a point; g moved by GADD and loaded by
+// GLD, in registers of constraint GC.
+#define MPCF_TILED_STEP_ASM(VT, C, FB, GADD, GLD, GC)                                         \
+  asm("{\n\t.reg .pred p;\n\t.reg .b64 a;\n\tsetp.ne.b32 p, %6, 0;\n\t"                       \
+      "@p add.u32 %4, %4, 1;\n\tmul.wide.u32 a, %4, " FB ";\n\tadd.s64 a, %8, a;\n\t"           \
+      "@p ld.global.nc.v2." VT " {%0, %1}, [a];\n\t"                                          \
+      "@!p " GADD " %5, %5, %7;\n\t@!p " GLD ".v2." VT " {%2, %3}, [%5];\n\t}"                   \
+      : "+" C(fn.t), "+" C(fn.v), "+" C(gn.t), "+" C(gn.v), "+r"(i), "+" GC(g)                \
+      : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep), "l"(f))
 template <std::uint32_t GStep, bool GShared>
-struct TiledLoads;
-template <std::uint32_t GStep>
-struct TiledLoads<GStep, true> {
-  using G = std::uint32_t;
+struct TiledLoads {
+  using G = std::conditional_t<GShared, std::uint32_t, std::uint64_t>;
   static __device__ __forceinline__ void step(bool takeF, const SimplePoint<float, float>* f,
                                               std::uint32_t& i, G& g, AlignedPoint<float>& fn,
                                               AlignedPoint<float>& gn) {
-    asm("{\n\t.reg .pred p;\n\t.reg .b64 a;\n\tsetp.ne.b32 p, %6, 0;\n\t"
-        "@p add.u32 %4, %4, 1;\n\tmul.wide.u32 a, %4, 8;\n\tadd.s64 a, %8, a;\n\t"
-        "@p ld.global.nc.v2.f32 {%0, %1}, [a];\n\t"
-        "@!p add.u32 %5, %5, %7;\n\t@!p ld.shared.v2.f32 {%2, %3}, [%5];\n\t}"
-        : "+f"(fn.t), "+f"(fn.v), "+f"(gn.t), "+f"(gn.v), "+r"(i), "+r"(g)
-        : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep), "l"(f));
+    if constexpr (GShared) {
+      MPCF_TILED_STEP_ASM("f32", "f", "8", "add.u32", "ld.shared", "r");
+    } else {
+      MPCF_TILED_STEP_ASM("f32", "f", "8", "add.s64", "ld.global.nc", "l");
+    }
   }
   static __device__ __forceinline__ void step(bool takeF, const SimplePoint<double, double>* f,
                                               std::uint32_t& i, G& g, AlignedPoint<double>& fn,
                                               AlignedPoint<double>& gn) {
-    asm("{\n\t.reg .pred p;\n\t.reg .b64 a;\n\tsetp.ne.b32 p, %6, 0;\n\t"
-        "@p add.u32 %4, %4, 1;\n\tmul.wide.u32 a, %4, 16;\n\tadd.s64 a, %8, a;\n\t"
-        "@p ld.global.nc.v2.f64 {%0, %1}, [a];\n\t"
-        "@!p add.u32 %5, %5, %7;\n\t@!p ld.shared.v2.f64 {%2, %3}, [%5];\n\t}"
-        : "+d"(fn.t), "+d"(fn.v), "+d"(gn.t), "+d"(gn.v), "+r"(i), "+r"(g)
-        : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep), "l"(f));
+    if constexpr (GShared) {
+      MPCF_TILED_STEP_ASM("f64", "d", "16", "add.u32", "ld.shared", "r");
+    } else {
+      MPCF_TILED_STEP_ASM("f64", "d", "16", "add.s64", "ld.global.nc", "l");
+    }
   }
 };
-template <std::uint32_t GStep>
-struct TiledLoads<GStep, false> {
-  using G = std::uint64_t;
-  static __device__ __forceinline__ void step(bool takeF, const SimplePoint<float, float>* f,
-                                              std::uint32_t& i, G& g, AlignedPoint<float>& fn,
-                                              AlignedPoint<float>& gn) {
-    asm("{\n\t.reg .pred p;\n\t.reg .b64 a;\n\tsetp.ne.b32 p, %6, 0;\n\t"
-        "@p add.u32 %4, %4, 1;\n\tmul.wide.u32 a, %4, 8;\n\tadd.s64 a, %8, a;\n\t"
-        "@p ld.global.nc.v2.f32 {%0, %1}, [a];\n\t"
-        "@!p add.s64 %5, %5, %7;\n\t@!p ld.global.nc.v2.f32 {%2, %3}, [%5];\n\t}"
-        : "+f"(fn.t), "+f"(fn.v), "+f"(gn.t), "+f"(gn.v), "+r"(i), "+l"(g)
-        : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep), "l"(f));
-  }
-  static __device__ __forceinline__ void step(bool takeF, const SimplePoint<double, double>* f,
-                                              std::uint32_t& i, G& g, AlignedPoint<double>& fn,
-                                              AlignedPoint<double>& gn) {
-    asm("{\n\t.reg .pred p;\n\t.reg .b64 a;\n\tsetp.ne.b32 p, %6, 0;\n\t"
-        "@p add.u32 %4, %4, 1;\n\tmul.wide.u32 a, %4, 16;\n\tadd.s64 a, %8, a;\n\t"
-        "@p ld.global.nc.v2.f64 {%0, %1}, [a];\n\t"
-        "@!p add.s64 %5, %5, %7;\n\t@!p ld.global.nc.v2.f64 {%2, %3}, [%5];\n\t}"
-        : "+d"(fn.t), "+d"(fn.v), "+d"(gn.t), "+d"(gn.v), "+r"(i), "+l"(g)
-        : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep), "l"(f));
-  }
-};
+#undef MPCF_TILED_STEP_ASM
 
 // integrate_pair_shifted (sentinel_walk.hpp: the same steps, rectangles and
 // folds, so the same bits) with f in global memory and g, GStride points
