@@ -325,12 +325,25 @@ Pcfs tied_pcfs(Rng& rng, std::size_t n) {
   return p;
 }
 
-// pcf_ring_kernel against pcf_tiled_kernel on the same blocks: the same bits
+// pcf_ring_kernel against pcf_tiled_kernel, with a warp walking one row
+// against two tiles (Tiled; SharedRows: the row staged in shared memory
+// too) and two rows against one (TiledHalfWarp), on the same blocks (blocks of 3 and 5 tiles: a last row group with one tile of
+// two): the same bits
 // for every operation, window, pair selection and dtype, with tied
 // breakpoints, lanes far outside their ring (global reads, checked runs of
 // steps), values outside the plain fold's bounds (+-1e308 in float64, where
 // |f - g| and f * g overflow) and padding lanes; and, withReference, the
 // reference (which does not overflow where float64 does).
+const char* kernel_name(PcfKernel k) {
+  switch (k) {
+    case PcfKernel::Ring: return "ring";
+    case PcfKernel::SharedRows: return "tiled (shared rows)";
+    case PcfKernel::TiledHalfWarp: return "tiled (half-warps)";
+    case PcfKernel::Tiled: return "tiled";
+    default: return "auto";
+  }
+}
+
 template <typename T>
 void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
   const std::size_t n = P.n();
@@ -351,11 +364,16 @@ void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
       for (const Window<T>& w : windows) {
         const auto tiled = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Tiled);
         const auto ring = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Ring);
-        for (std::size_t k = 0; k < ring.size(); ++k) {
-          if (std::memcmp(&ring[k], &tiled[k], sizeof(T)) != 0) {
-            fail_msg("%s, %s, %s, block rows %zu.., element %zu: ring %.17g, tiled %.17g", what,
-                     op_name(op).c_str(), dtype_name<T>(),
-                     cs.block.rows.first, k, double(ring[k]), double(tiled[k]));
+        for (const PcfKernel other :
+             {PcfKernel::Ring, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp}) {
+          const auto got =
+              other == PcfKernel::Ring ? ring : run_block_with<T>(P, cs.block, cs.skip, fn, w, other);
+          for (std::size_t k = 0; k < got.size(); ++k) {
+            if (std::memcmp(&got[k], &tiled[k], sizeof(T)) != 0) {
+              fail_msg("%s, %s, %s, block rows %zu.., element %zu: %s %.17g, tiled %.17g", what,
+                       op_name(op).c_str(), dtype_name<T>(), cs.block.rows.first, k,
+                       kernel_name(other), double(got[k]), double(tiled[k]));
+            }
           }
         }
         if (!withReference || cs.skip != TriangleSkipMode::None) continue;
@@ -415,6 +433,93 @@ void test_ring_kernel_same_bits_as_tiled(void**) {
   ring_vs_tiled<double>(huge, "huge values", false);
 }
 
+// PcfBlockOp::launch_shape: which kernel and staging a launch gets, on a
+// plan of three float64 tiles of depths 12, 8 and 6 points (16 columns of
+// 16-byte points: 3072, 2048 and 1536 bytes).
+void test_launch_shapes(void**) {
+  BlockLayoutPlan p;
+  p.nTiles = 3;
+  const std::uint32_t C = PcfTileGeometry::kTileCols;
+  p.tileOffsets = {0, 12 * C, 20 * C, 26 * C};
+  const std::uint64_t b0 = 3072, b1 = 2048, b2 = 1536;
+  assert_int_equal(tile_bytes(p, 0, sizeof(PcfPoint<double>)), b0);
+  assert_int_equal(tile_bytes(p, 2, sizeof(PcfPoint<double>)), b2);
+  using OpD = PcfBlockOp<double, OperationL1Dist<double>>;
+  const std::uint64_t kSm = 233472;  // 228 KiB per multiprocessor
+  // The pair fits: two tiles per row group, both staged.
+  auto s = OpD::launch_shape(PcfKernel::Tiled, p, 0, 3, b0 + b1, kSm);
+  assert_int_equal(s.ringGroups, 0);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.sharedTiles, b0 + b1);
+  // Only the first tile fits: one tile per half-warp, staged.
+  s = OpD::launch_shape(PcfKernel::Tiled, p, 0, 3, b0 + b1 - 1, kSm);
+  assert_int_equal(s.warpTiles, 1);
+  assert_int_equal(s.sharedTiles, b0);
+  // Nothing fits: pairs from global memory.
+  s = OpD::launch_shape(PcfKernel::Tiled, p, 0, 3, b0 - 1, kSm);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.sharedTiles, 0);
+  // A launch of one tile: no pair to stage.
+  s = OpD::launch_shape(PcfKernel::Tiled, p, 2, 3, b0 + b1, kSm);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.sharedTiles, b2);
+  // Half-warps always take one tile.
+  s = OpD::launch_shape(PcfKernel::TiledHalfWarp, p, 0, 3, b0 + b1, kSm);
+  assert_int_equal(s.warpTiles, 1);
+  assert_int_equal(s.sharedTiles, b0);
+  s = OpD::launch_shape(PcfKernel::TiledHalfWarp, p, 0, 3, b0 - 1, kSm);
+  assert_int_equal(s.warpTiles, 1);
+  assert_int_equal(s.sharedTiles, 0);
+  // Rings where they fit next to the first tile; else the tiled kernel.
+  const std::uint64_t room = b0 + 16 * 1024;  // 16 rings of 64 points of 16 bytes
+  s = OpD::launch_shape(PcfKernel::Ring, p, 0, 3, room, kSm);
+  assert_int_equal(s.ringGroups, 16);
+  assert_int_equal(s.warpTiles, 1);
+  assert_int_equal(s.sharedTiles, b0);
+  s = OpD::launch_shape(PcfKernel::Ring, p, 0, 3, b0 + b1, kSm);  // room for 2 rings (fewer than 8)
+  assert_int_equal(s.ringGroups, 0);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.rowBufferPoints, 0);  // Ring and Tiled leave the rows in global memory
+
+  // SharedRows: rows of 9 and 5 points with their sentinels (longest
+  // first): buffers of 10 points (whole 16-byte units) per warp. Thread
+  // blocks of 256 take 5120 + 8 * 10 * 16 = 6400 bytes, 8 resident (2048
+  // threads): 64 warps; 512 and 1024 threads give 64 too: 256 is kept.
+  p.nRows = 2;
+  p.rowOffsets = {0, 9, 14};
+  const std::uint64_t kBlock = 232448;  // 227 KiB per thread block
+  s = OpD::launch_shape(PcfKernel::SharedRows, p, 0, 3, kBlock, kSm);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.sharedTiles, b0 + b1);
+  assert_int_equal(s.rowBufferPoints, 10);
+  assert_int_equal(s.threads, 256);
+  // A row of 1000 points (16,000 bytes per warp): 256 threads take
+  // 133,120 bytes, one block per multiprocessor (8 warps), 512 do not fit:
+  // fewer than 16 warps, so the rows stay in global memory.
+  p.rowOffsets = {0, 1000, 1005};
+  s = OpD::launch_shape(PcfKernel::SharedRows, p, 0, 3, kBlock, kSm);
+  assert_int_equal(s.rowBufferPoints, 0);
+  assert_int_equal(s.threads, 0);
+  assert_int_equal(s.warpTiles, 2);
+  assert_int_equal(s.sharedTiles, b0 + b1);
+  // Auto in float64: rings where shared rows leave too few warps (as just
+  // above), shared rows where they fit; in float32 the tiled kernel by
+  // half-warps (one tile, rows in global memory).
+  s = OpD::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
+  assert_int_equal(s.ringGroups, 48);  // (232448 - 3072) / 1024 = 224, at most kMaxGroups
+  assert_int_equal(s.rowBufferPoints, 0);
+  p.rowOffsets = {0, 9, 14};
+  s = OpD::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
+  assert_int_equal(s.ringGroups, 0);
+  assert_int_equal(s.rowBufferPoints, 10);
+  using OpF = PcfBlockOp<float, OperationL1Dist<float>>;
+  const auto sf = OpF::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
+  assert_int_equal(sf.ringGroups, 0);
+  assert_int_equal(sf.rowBufferPoints, 0);
+  assert_int_equal(sf.warpTiles, 1);
+  assert_int_equal(sf.sharedTiles, 12 * C * sizeof(PcfPoint<float>));
+}
+
 // float32 inner products whose float attempt overflows, through each block
 // kernel: the redo launch computes them again in double
 // (overflowing_inner_product_pcfs, values by hand in overflowing_inner_product).
@@ -432,7 +537,8 @@ void test_float32_inner_product_redo_in_every_kernel(void**) {
       {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangle},       // by index
       {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},            // every pair
   };
-  for (const PcfKernel kernel : {PcfKernel::Tiled, PcfKernel::Ring}) {
+  for (const PcfKernel kernel : {PcfKernel::Tiled, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
+                                 PcfKernel::Ring}) {
     for (const Window<float>& w : {Window<float>::whole_line(), Window<float>{-1.0f, 3.0f}}) {
       for (const Case& cs : cases) {
         const auto got = run_block_with<float>(P, cs.block, cs.skip,
@@ -446,8 +552,7 @@ void test_float32_inner_product_redo_in_every_kernel(void**) {
             const float value = got[r * cs.block.n_cols() + c];
             const float want = overflowing_inner_product(i, j);
             if (!(value == want)) {
-              fail_msg("%s kernel, %s, pair (%zu, %zu): %g, want %g",
-                       kernel == PcfKernel::Ring ? "ring" : "tiled",
+              fail_msg("%s kernel, %s, pair (%zu, %zu): %g, want %g", kernel_name(kernel),
                        w.is_whole_line() ? "whole line" : "window", i, j, double(value),
                        double(want));
             }
@@ -795,6 +900,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_ring_kernel_same_bits_as_tiled),
+      cmocka_unit_test(test_launch_shapes),
       cmocka_unit_test(test_float32_inner_product_redo_in_every_kernel),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),

@@ -11,19 +11,39 @@
 //    (point k of the tile's column c at k * kTileCols + c), each column
 //    padded with its sentinel to the tile's longest column plus one.
 //
-// pcf_tiled_kernel then runs one thread block per (column tile, chunk of
-// rows). The tile is copied into shared memory (Staged) when it fits. A
-// group of kTileCols consecutive threads walks one row function against the
-// tile's columns, one column per thread: the group reads its row function at
-// nearly equal positions (few cache lines per load), and the interleaved
-// tile puts every thread's column in its own shared-memory banks, so the
-// tile loads are free of bank conflicts whatever positions the threads have
-// reached. Each thread walks its column against the rows of the chunk one
-// after the other (walk_pair_tiled, integrate_pair_shifted's steps with
-// predicated loads into the points' own registers: one load and no end
-// test per step; for the whole line and sums, no fold tests either when
-// both functions are within UncheckedSumFold's bounds, which the layout
-// kernel records per function). Indices inside a block are 32-bit.
+// pcf_tiled_kernel then runs one thread block per (column tiles, chunk of
+// rows): two consecutive tiles (TiledBlockArgs::warpTiles = 2) or one. The
+// tiles are copied into shared memory (Staged) when they fit. A row group
+// of warpTiles * kTileCols consecutive threads walks one row function
+// against the tiles' columns, one column per thread: with two tiles, a
+// warp is one group, and its loads of the row function fall at nearly
+// equal positions of one row (few cache lines per load; with one tile the
+// warp's two groups read two rows, which cost the L1 pipe twice the
+// wavefronts: that pipe bounds the float32 kernel). The interleaved tile
+// puts every column of a half-warp in its own shared-memory banks (each
+// half-warp reads one tile), so the tile loads are free of bank conflicts
+// whatever positions the threads have reached. Each thread walks its
+// column against the rows of the chunk one after the other
+// (walk_pair_tiled, integrate_pair_shifted's steps with predicated loads
+// into the points' own registers: one load and no end test per step; for
+// the whole line and sums, no fold tests either when both functions are
+// within UncheckedSumFold's bounds, which the layout kernel records per
+// function). Indices inside a block are 32-bit.
+//
+// With SharedRows (two tiles per warp), each warp also copies its row into
+// a buffer of its own in shared memory and walks it with walk_pair_shared:
+// one shared load per step, from the row or the tile, chosen per lane. On
+// one H200 (pdist L1, n = 20,000, m = 128, kernels alone) float64 took
+// 48.2 ms against 52.0 ms with rings and 55.6 ms with tiles and rows from
+// global memory; float32 27.0 ms against 26.3 ms, because lanes that read
+// the row hit the banks of lanes that read the tile in the same
+// half-warp (ncu: 46% of the shared wavefronts are bank conflicts), which
+// leaves about as many wavefronts per step as the two loads of the tiled
+// walk, with two more instructions. PcfBlockOp takes it for float64.
+// Two tiles per warp without shared rows made no difference in float32
+// (26.3 ms against 26.4 at m = 128, 113 against 112 at m = 512): a 64-bit
+// load costs the L1 pipe two wavefronts however few cache lines it
+// touches; float32 keeps one tile per half-warp.
 //
 // pcf_ring_kernel (below) computes the same bits with the row functions
 // streamed through small rings in shared memory as well: one load per step
@@ -67,6 +87,11 @@ struct TiledBlockArgs {
   std::uint32_t nCols;
   std::uint32_t tileBegin;              // the tiles [tileBegin, tileBegin + tileCount) of this launch
   std::uint32_t tileCount;
+  std::uint32_t warpTiles;              // pcf_tiled_kernel: tiles per thread block and row group
+                                        // (1 or 2, see the file comment); pcf_ring_kernel: 1
+  std::uint32_t rowBufferOffset;        // SharedRows: where the warps' row buffers start in the
+                                        // dynamic shared memory (bytes, after the tiles)
+  std::uint32_t rowBufferPoints;        // SharedRows: points per warp's buffer (the longest row)
   std::uint32_t rowsPerBlock;
   PairSelection selection;
   TriangleSkipMode skip;
@@ -110,10 +135,12 @@ __device__ __forceinline__ bool pair_kept_in_block(std::uint32_t r, std::uint32_
                          skip);
 }
 
-// What a thread block of the block kernels computes: column tile q (sorted
-// columns from cBegin on) against the sorted rows [rBegin, rEnd).
+// What a thread block of the block kernels computes: column tiles
+// [q, qEnd) (sorted columns from cBegin on) against the sorted rows
+// [rBegin, rEnd).
 struct BlockChunk {
   std::uint32_t q;
+  std::uint32_t qEnd;
   std::uint32_t rBegin;
   std::uint32_t rEnd;
   std::uint32_t cBegin;
@@ -126,9 +153,11 @@ struct BlockChunk {
 };
 template <typename T>
 __device__ __forceinline__ BlockChunk chunk_of_block(const TiledBlockArgs<T>& args) {
+  const std::uint32_t units = (args.tileCount + args.warpTiles - 1) / args.warpTiles;
   BlockChunk ch;
-  ch.q = args.tileBegin + blockIdx.x % args.tileCount;
-  ch.rBegin = (blockIdx.x / args.tileCount) * args.rowsPerBlock;
+  ch.q = args.tileBegin + (blockIdx.x % units) * args.warpTiles;
+  ch.qEnd = min(ch.q + args.warpTiles, args.tileBegin + args.tileCount);
+  ch.rBegin = (blockIdx.x / units) * args.rowsPerBlock;
   ch.rEnd = min(ch.rBegin + args.rowsPerBlock, args.nRows);
   ch.cBegin = ch.q * PcfTileGeometry::kTileCols;
   ch.skipDiag = args.skip == TriangleSkipMode::LowerTriangleSkipDiag;
@@ -183,15 +212,17 @@ __device__ __forceinline__ void report_redo(const TiledBlockArgs<T>& args, bool 
   }
 }
 
-// Copies tile q into shared memory at `to` (all threads of the block, then
-// a barrier) and returns it there.
+// Copies the tiles [q, qEnd) (consecutive in global memory) into shared
+// memory at `to` (all threads of the block, then a barrier) and returns
+// them there.
 template <typename T>
 __device__ __forceinline__ const SimplePoint<T, T>* stage_tile(const TiledBlockArgs<T>& args,
-                                                               std::uint32_t q, unsigned char* to) {
+                                                               std::uint32_t q, std::uint32_t qEnd,
+                                                               unsigned char* to) {
   const std::uint32_t tileBase = args.tileOffsets[q];
   // Tiles are whole multiples of 16 bytes (kTileCols points per row).
   const std::uint32_t vectors =
-      (args.tileOffsets[q + 1] - tileBase) * sizeof(SimplePoint<T, T>) / 16;
+      (args.tileOffsets[qEnd] - tileBase) * sizeof(SimplePoint<T, T>) / 16;
   const uint4* from = reinterpret_cast<const uint4*>(args.tiles + tileBase);
   uint4* dst = reinterpret_cast<uint4*>(to);
   for (std::uint32_t k = threadIdx.x; k < vectors; k += blockDim.x) dst[k] = from[k];
@@ -279,6 +310,58 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
   return finish_walk(acc, t, fn.v, gn.v, a, b, op);
 }
 
+// The walk of one pair with both functions in shared memory: f, the row,
+// staged by the warp, and g, the lane's tile column (GStride points apart).
+// A step is one load: it holds the point it kept at the last step and the
+// one it just loaded (as ring_walk does, so ties may be consumed in
+// another order, which only reorders rectangles of width 0: the same bits;
+// the integrand must be symmetric), and loads the next point of the side
+// consumed from that side's address, chosen per lane.
+// One step's bookkeeping of walk_pair_shared after its fold: where
+// takeNext is 0 the kept point is consumed and next becomes the kept one;
+// the side consumed (f where takeNext == nextIsF) has its next point
+// loaded into next and its address moved. In PTX for the same reason as
+// TiledLoads: nvcc 13 keeps the side as an integer (three instructions to
+// get a predicate back) and moves each address with an add and a
+// predicated copy.
+#define MPCF_SHARED_STEP_ASM(VT, C, FB, GB)                                                     \
+  asm("{\n\t.reg .pred tk, nf, fr;\n\t.reg .b32 a;\n\tsetp.ne.b32 tk, %7, 0;\n\t"               \
+      "setp.ne.b32 nf, %6, 0;\n\txor.pred fr, tk, nf;\n\t"                                    \
+      "@!tk mov." VT " %0, %2;\n\t@!tk mov." VT " %1, %3;\n\t"                                \
+      "selp.b32 a, %5, %4, fr;\n\tld.shared.v2." VT " {%2, %3}, [a];\n\t"                      \
+      "@!fr add.u32 %4, %4, " FB ";\n\t@fr add.u32 %5, %5, " GB ";\n\t"                        \
+      "selp.u32 %6, 0, 1, fr;\n\t}"                                                           \
+      : "+" C(kept.t), "+" C(kept.v), "+" C(next.t), "+" C(next.v), "+r"(fAt), "+r"(gAt),     \
+        "+r"(nextIsF)                                                                         \
+      : "r"(static_cast<std::uint32_t>(takeNext)))
+template <std::uint32_t GStride, bool Windowed, bool Unchecked, typename T, typename Op>
+__device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const AlignedPoint<T>* g,
+                                              std::uint32_t total, T a, T b, const Op& op) {
+  static_assert(SymmetricIntegrand<Op>::value);
+  static_assert(GStride == 16, "the tile strides in bytes of MPCF_SHARED_STEP_ASM");
+  AlignedPoint<T> kept = f[0];
+  AlignedPoint<T> next = g[0];
+  std::uint32_t fAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(f + 1));
+  std::uint32_t gAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(g + GStride));
+  T t = mpcf::detail::min_value(kept.t, next.t);
+  auto acc = op.init();
+  std::uint32_t nextIsF = 0;
+#pragma unroll(walk_unroll<T>())
+  for (std::uint32_t s = 0; s < total; ++s) {
+    const bool takeNext = next.t <= kept.t;
+    const T tn = takeNext ? next.t : kept.t;
+    acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
+    t = tn;
+    if constexpr (sizeof(T) == 4) {
+      MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
+    } else {
+      MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
+    }
+  }
+  return finish_walk(acc, t, kept.v, next.v, a, b, op);
+}
+#undef MPCF_SHARED_STEP_ASM
+
 }  // namespace detail
 
 // One warp per sorted function: items [0, nRows) are rows, the rest column
@@ -328,22 +411,27 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
   if (lane == 0) args.colFast[slot] = ok ? 1u : 0u;
 }
 
-// See the file comment. Launch: blockDim.x a multiple of kTileCols (at most
-// kMaxThreads), gridDim.x = tileCount * ceil(nRows / rowsPerBlock), dynamic
-// shared memory = the largest tile of the launch when Staged. `out` must be
+// See the file comment. Launch: blockDim.x a multiple of 32 (at most
+// kMaxThreads), gridDim.x = ceil(tileCount / warpTiles) * ceil(nRows /
+// rowsPerBlock), dynamic shared memory = the launch's largest warpTiles
+// consecutive tiles when Staged. `out` must be
 // zeroed beforehand: skipped pairs are not written.
 //
 // Redo: the second launch for a FloatAttempt operation (the same args and
-// grid, not staged, any multiple of kTileCols threads, Op the exact
+// grid, not staged, the same threads, Op the exact
 // operation): nothing when the first launch reported no pair (*args.redo
 // == 0), else the pairs whose value in `out` is not finite, with op.
-template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false>
+template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
+          bool SharedRows = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
   constexpr std::uint32_t C = PcfTileGeometry::kTileCols;
   using Point = SimplePoint<T, T>;
+  using AP = detail::AlignedPoint<T>;
   static_assert(!(Redo && Staged), "the redo launch reads its tiles from global memory");
+  static_assert(!SharedRows || (Staged && SymmetricIntegrand<Op>::value),
+                "shared rows: staged tiles and a symmetric integrand (walk_pair_shared)");
 
   if constexpr (Redo) {
     if (*args.redo == 0) return;
@@ -352,27 +440,49 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   // A chunk wholly above the sorted triangle has nothing to do (uniform for
   // the thread block: returning before the barrier is safe).
   if (chunk.above_triangle(args.selection)) return;
-  const auto [q, rBegin, rEnd, cBegin, skipDiag] = chunk;
+  const auto [q, qEnd, rBegin, rEnd, cBegin, skipDiag] = chunk;
 
-  const Point* tile;
+  const Point* tiles;
+  extern __shared__ __align__(16) unsigned char stagingRaw[];
   if constexpr (Staged) {
-    extern __shared__ __align__(16) unsigned char stagingRaw[];
-    tile = detail::stage_tile(args, q, stagingRaw);
+    tiles = detail::stage_tile(args, q, qEnd, stagingRaw);
   } else {
-    tile = args.tiles + args.tileOffsets[q];
+    tiles = args.tiles + args.tileOffsets[q];
   }
 
-  const std::uint32_t lane = threadIdx.x % C;
+  // A row group: warpTiles * C threads, one per column of the chunk's
+  // tiles, walking the same rows.
+  const std::uint32_t groupSize = args.warpTiles * C;
+  const std::uint32_t lane = threadIdx.x % groupSize;
+  const std::uint32_t sub = lane / C;  // the lane's tile: q + sub
   const std::uint32_t c = cBegin + lane;
-  if (c >= args.nCols) return;  // padding slot; after the only barrier
-  const std::uint32_t ng = args.colLength[c];
-  const std::uint32_t j = args.colOrder[c];
-  const bool colFast = args.colFast[c] != 0;
-  const Point* g = tile + lane;
-  const std::uint32_t groups = blockDim.x / C;
+  const bool padding = q + sub >= qEnd || c >= args.nCols;
+  // A padding slot has nothing to compute (after the only barrier); with
+  // shared rows it still helps its warp stage them.
+  if (!SharedRows && padding) return;
+  const std::uint32_t ng = padding ? 0u : args.colLength[c];
+  const std::uint32_t j = padding ? 0u : args.colOrder[c];
+  const bool colFast = !padding && args.colFast[c] != 0;
+  const Point* g = tiles + (args.tileOffsets[q + sub] - args.tileOffsets[q]) + lane % C;
+  const std::uint32_t groups = blockDim.x / groupSize;
+  // SharedRows (warpTiles = 2: a warp is a row group): the warp's buffer.
+  AP* rowBuffer = reinterpret_cast<AP*>(stagingRaw + args.rowBufferOffset) +
+                  (threadIdx.x / 32) * args.rowBufferPoints;
 #pragma unroll 1
-  for (std::uint32_t r = rBegin + threadIdx.x / C; r < rEnd; r += groups) {
+  for (std::uint32_t r = rBegin + threadIdx.x / groupSize; r < rEnd; r += groups) {
     const std::uint32_t i = args.rowOrder[r];
+    if constexpr (SharedRows) {
+      // The warp copies its row (nf + 1 points with the sentinel) into its
+      // buffer, once the last row's walks have finished reading it.
+      const std::uint32_t from = args.rowOffsets[r];
+      const std::uint32_t points = args.rowOffsets[r + 1] - from;
+      __syncwarp();
+      for (std::uint32_t k = threadIdx.x % 32; k < points; k += 32) {
+        rowBuffer[k] = detail::load_point(rowPoints + from + k);
+      }
+      __syncwarp();
+      if (padding) continue;
+    }
     if (!detail::pair_selected(args, skipDiag, r, c, i, j)) continue;
     if constexpr (Redo) {
       if (isfinite(*detail::pair_output(args, i, j))) continue;
@@ -382,7 +492,17 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     const bool fast = colFast && args.rowFast[r] != 0;
     auto walk = [&](const auto& o) -> T {
       using O = std::decay_t<decltype(o)>;
-      if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+      if constexpr (SharedRows) {
+        const AP* gs = reinterpret_cast<const AP*>(g);
+        if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+          if (fast) {
+            return detail::walk_pair_shared<C, false, true>(rowBuffer, gs, nf + ng, args.a,
+                                                            args.b, o);
+          }
+        }
+        return detail::walk_pair_shared<C, Windowed, false>(rowBuffer, gs, nf + ng, args.a,
+                                                             args.b, o);
+      } else if constexpr (!Windowed && UncheckedSumFold<O>::value) {
         if (fast) {
           return detail::walk_pair_tiled<C, false, true, Staged>(rowPoints + fBegin, g, nf + ng,
                                                                  args.a, args.b, o);
@@ -611,12 +731,12 @@ __global__ void __launch_bounds__(PcfRingGeometry::kMaxThreads, 1)
 
   const detail::BlockChunk chunk = detail::chunk_of_block(args);
   if (chunk.above_triangle(args.selection)) return;
-  const auto [q, rBegin, rEnd, cBegin, skipDiag] = chunk;
+  const auto [q, qEnd, rBegin, rEnd, cBegin, skipDiag] = chunk;  // qEnd = q + 1 (warpTiles 1)
 
   extern __shared__ __align__(16) unsigned char ringShared[];
   const std::uint32_t groups = blockDim.x / C;
   const AP* tile = reinterpret_cast<const AP*>(
-      detail::stage_tile(args, q, ringShared + groups * PcfRingGeometry::ring_bytes<T>()));
+      detail::stage_tile(args, q, qEnd, ringShared + groups * PcfRingGeometry::ring_bytes<T>()));
 
   const std::uint32_t group = threadIdx.x / C;
   const std::uint32_t lane = threadIdx.x % C;

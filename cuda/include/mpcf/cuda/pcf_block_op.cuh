@@ -63,11 +63,17 @@
 namespace mpcf::cuda {
 
 // Which block kernel computes the staged tiles: Auto is the faster one for
-// the type (measured on an H200: Ring for float64, Tiled for float32);
-// tiles too large for shared memory, or leaving room for fewer than
-// PcfRingGeometry::kMinGroups rings, always go to pcf_tiled_kernel. Both
-// give the same bits.
-enum class PcfKernel { Auto, Tiled, Ring };
+// the type (measured on an H200: SharedRows for float64, else Ring;
+// TiledHalfWarp for float32 and where neither fits); tiles too large for
+// shared memory, or leaving room for fewer than PcfRingGeometry::kMinGroups
+// rings, always go to pcf_tiled_kernel.
+// Tiled: a warp walks one row against two tiles where the pair fits (see
+// cuda_pcf_kernel.cuh), the row read from global memory; SharedRows: the
+// same with each warp's row staged in shared memory too (one load per
+// step) where the buffers fit (PcfBlockOp::launch_shape); TiledHalfWarp:
+// always one tile per half-warp, two rows per warp (the layout before
+// pairs, kept for comparisons and tests). All give the same bits.
+enum class PcfKernel { Auto, Tiled, SharedRows, TiledHalfWarp, Ring };
 
 template <typename T, typename Op>
 class PcfBlockOp {
@@ -104,6 +110,8 @@ class PcfBlockOp {
     std::uint64_t smCount = 1;
   };
 
+  using KernelOpType = typename KernelOpOf<Op>::type;
+
   // The kernels' tile width, which the host layout plan takes as a parameter.
   static constexpr std::uint32_t kTileCols = PcfTileGeometry::kTileCols;
 
@@ -138,7 +146,8 @@ class PcfBlockOp {
   PcfKernel kernel() const noexcept { return kernel_; }
 
   // Ring groups per thread block of `kernel` for a launch whose largest
-  // tile takes tileBytes (0: pcf_tiled_kernel, staged or not).
+  // tile takes tileBytes (0: pcf_tiled_kernel, staged or not); Auto: the
+  // rings of a float64 launch that does not take shared rows.
   static std::uint32_t ring_groups(PcfKernel kernel, std::uint64_t tileBytes,
                                    std::uint64_t sharedPerBlock) {
     const PcfKernel k = kernel == PcfKernel::Auto
@@ -147,6 +156,84 @@ class PcfBlockOp {
     if (k != PcfKernel::Ring || !SymmetricIntegrand<Op>::value) return 0;
     return PcfRingGeometry::groups_for(tileBytes, sharedPerBlock,
                                        PcfRingGeometry::ring_bytes<T>());
+  }
+
+  // How the launch of the plan's tiles [q, end) runs: with rings
+  // (pcf_ring_kernel, ringGroups > 0) or pcf_tiled_kernel with warpTiles
+  // tiles per row group; sharedTiles: the bytes of staged tiles (0: read
+  // from global memory); rowBufferPoints > 0: with the rows staged too
+  // (SharedRows), a buffer of that many points per warp, in thread blocks
+  // of `threads`. Tiled staging takes the launch's first (largest) pair of
+  // tiles when it fits, else its largest tile with one tile per row group,
+  // else nothing. Rows are staged (PcfKernel::SharedRows, and Auto in
+  // float64) when the pair is staged, the integrand is symmetric and the
+  // buffers leave room for at least kMinSharedRowsWarps warps per
+  // multiprocessor; else Auto in float64 takes rings where they fit.
+  struct LaunchShape {
+    std::uint32_t ringGroups = 0;
+    std::uint32_t warpTiles = 1;
+    std::uint64_t sharedTiles = 0;
+    std::uint32_t rowBufferPoints = 0;
+    std::uint32_t threads = 0;  // SharedRows only
+  };
+  static constexpr std::uint32_t kMinSharedRowsWarps = 16;
+  static LaunchShape launch_shape(PcfKernel kernel, const BlockLayoutPlan& p, std::uint32_t q,
+                                  std::uint32_t end, std::uint64_t sharedPerBlock,
+                                  std::uint64_t sharedPerSm) {
+    const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
+    const std::uint64_t pair = first + (q + 1 < end ? tile_bytes(p, q + 1, sizeof(Point)) : 0);
+    // Auto: float64 takes shared rows where they fit, else rings; float32
+    // and what is left the tiled kernel by half-warps (shared rows and
+    // pairs of tiles measured no faster there: see the file comment of
+    // cuda_pcf_kernel.cuh).
+    const bool wide = sizeof(T) == 8;
+    const PcfKernel k = kernel != PcfKernel::Auto ? kernel
+                        : wide                    ? PcfKernel::SharedRows
+                                                  : PcfKernel::TiledHalfWarp;
+    LaunchShape shape;
+    if (k == PcfKernel::SharedRows && pair <= sharedPerBlock &&
+        SymmetricIntegrand<KernelOpType>::value && p.nRows > 0) {
+      // The longest row of the block (rows sorted longest first), with its
+      // sentinel, in whole 16-byte units.
+      const std::uint64_t points = (p.rowOffsets[1] - p.rowOffsets[0] + 1) & ~std::uint64_t(1);
+      std::uint32_t bestWarps = 0, bestThreads = 0;
+      for (const std::uint32_t threads : {256u, 512u, 1024u}) {
+        const std::uint64_t smem = pair + (threads / 32) * points * sizeof(Point);
+        if (smem > sharedPerBlock) break;
+        const std::uint64_t blocks =
+            std::min<std::uint64_t>(2048 / threads, sharedPerSm / (smem + 1024));
+        const std::uint32_t warps = static_cast<std::uint32_t>(blocks * threads / 32);
+        if (warps > bestWarps) {
+          bestWarps = warps;
+          bestThreads = threads;
+        }
+      }
+      if (bestWarps >= kMinSharedRowsWarps) {
+        shape.warpTiles = 2;
+        shape.sharedTiles = pair;
+        shape.rowBufferPoints = static_cast<std::uint32_t>(points);
+        shape.threads = bestThreads;
+        return shape;
+      }
+    }
+    if (first <= sharedPerBlock &&
+        (k == PcfKernel::Ring || (kernel == PcfKernel::Auto && wide))) {
+      shape.ringGroups = ring_groups(PcfKernel::Ring, first, sharedPerBlock);
+      if (shape.ringGroups > 0) {
+        shape.sharedTiles = first;
+        return shape;
+      }
+    }
+    const bool halfWarp = k == PcfKernel::TiledHalfWarp || kernel == PcfKernel::Auto;
+    if (!halfWarp && pair <= sharedPerBlock) {
+      shape.warpTiles = 2;
+      shape.sharedTiles = pair;
+    } else if (first <= sharedPerBlock) {
+      shape.sharedTiles = first;
+    } else {
+      shape.warpTiles = halfWarp ? 1 : 2;
+    }
+    return shape;
   }
 
   // Whole collections can be resident only when their points fit 32-bit
@@ -356,31 +443,38 @@ class PcfBlockOp {
 
     std::uint32_t q = 0;
     for (const std::uint32_t end : p.launchEnds) {
-      const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
-      const bool staged = first <= s.sharedPerBlock;
-      const std::uint32_t ringGroups = staged ? ring_groups(kernel_, first, s.sharedPerBlock) : 0;
+      const LaunchShape shape = launch_shape(kernel_, p, q, end, s.sharedPerBlock, s.sharedPerSm);
+      const bool staged = shape.sharedTiles > 0;
+      const bool sharedRows = shape.rowBufferPoints > 0;
+      const std::uint32_t ringGroups = shape.ringGroups;
       const std::uint32_t threads = ringGroups   ? ringGroups * G::kTileCols
-                                    : staged     ? threads_for(first, s.sharedPerSm)
+                                    : sharedRows ? shape.threads
+                                    : staged     ? threads_for(shape.sharedTiles, s.sharedPerSm)
                                                  : 256;
-      // Dynamic shared memory: the rings, then the launch's largest tile.
+      // Dynamic shared memory: the rings, then the launch's largest tiles,
+      // then the warps' row buffers.
       const std::size_t smem =
-          staged ? static_cast<std::size_t>(first) +
-                       std::size_t(ringGroups) * PcfRingGeometry::ring_bytes<T>()
-                 : 0;
+          static_cast<std::size_t>(shape.sharedTiles) +
+          std::size_t(ringGroups) * PcfRingGeometry::ring_bytes<T>() +
+          std::size_t(threads / 32) * shape.rowBufferPoints * sizeof(Point);
       args.tileBegin = q;
       args.tileCount = end - q;
+      args.warpTiles = shape.warpTiles;
+      args.rowBufferOffset = static_cast<std::uint32_t>(shape.sharedTiles);
+      args.rowBufferPoints = shape.rowBufferPoints;
       // Up to kRowPasses rows per thread; fewer when the launch would
       // otherwise be only a few waves of thread blocks (the last wave of a
       // launch runs part-empty).
-      const std::uint32_t groups = threads / G::kTileCols;
+      const std::uint32_t groups = threads / (G::kTileCols * shape.warpTiles);
+      const std::uint64_t units = (args.tileCount + shape.warpTiles - 1) / shape.warpTiles;
       std::uint64_t resident = 2048 / threads;
       if (staged) resident = std::min<std::uint64_t>(resident, s.sharedPerSm / (smem + 1024));
       const std::uint64_t concurrent = std::max<std::uint64_t>(1, resident) * s.smCount;
       const std::uint64_t passes = std::clamp<std::uint64_t>(
-          std::uint64_t(p.nRows) * args.tileCount / (16 * concurrent * groups), 1, G::kRowPasses);
+          std::uint64_t(p.nRows) * units / (16 * concurrent * groups), 1, G::kRowPasses);
       args.rowsPerBlock = groups * static_cast<std::uint32_t>(passes);
       const std::uint64_t chunks = (p.nRows + args.rowsPerBlock - 1) / args.rowsPerBlock;
-      const std::uint64_t grid = chunks * args.tileCount;
+      const std::uint64_t grid = chunks * units;
       if (grid > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
         throw InvalidArgument("a block of " + std::to_string(block.n_rows()) + " x " +
                               std::to_string(block.n_cols()) +
@@ -394,6 +488,11 @@ class PcfBlockOp {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
           if (wholeLine) launch(pcf_ring_kernel<false, T, KernelOp>, kernelOp, smem);
           else launch(pcf_ring_kernel<true, T, KernelOp>, kernelOp, smem);
+        }
+      } else if (sharedRows) {
+        if constexpr (SymmetricIntegrand<KernelOp>::value) {
+          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp, false, true>, kernelOp, smem);
+          else launch(pcf_tiled_kernel<true, true, T, KernelOp, false, true>, kernelOp, smem);
         }
       } else if (staged) {
         if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp>, kernelOp, smem);
@@ -436,6 +535,10 @@ class PcfBlockOp {
     MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     if constexpr (SymmetricIntegrand<K>::value) {
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
