@@ -66,11 +66,12 @@ fi
 
 if has ncu && [ -x "$build/tests/benchmarks/gpu/bench_gpu" ]; then
   # Clocks as the card has them (--clock-control none); one launch of a
-  # block kernel after the benchmark's start-up (4 launches: pdist and
-  # l2_kernel, float32 and float64), i.e. the case's warm-up launch, the
+  # block kernel after the benchmark's start-up (5 launches: pdist and
+  # l2_kernel, float32 and float64, and the float32 inner products' redo
+  # launch), i.e. the case's warm-up launch, the
   # same as its timed one: throughput, issue, stall reasons per issued
   # instruction, shared/L1 wavefronts and bank conflicts.
-  timeout 300 ncu --clock-control none --kernel-name 'regex:pcf_(tiled|ring)_kernel' --launch-skip 4 --launch-count 1 \
+  timeout 300 ncu --clock-control none --kernel-name 'regex:pcf_(tiled|ring)_kernel' --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section MemoryWorkloadAnalysis_Tables --section SchedulerStats --section WarpStateStats \
     --section InstructionStats --section Occupancy --section LaunchStats \

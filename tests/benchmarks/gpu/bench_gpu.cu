@@ -6,8 +6,11 @@
 //             input handle -> result in host memory; condensed / packed);
 //   ours/...  our block kernels alone over the whole lower triangle, data
 //             already on the GPU (CUDA events), as the library chooses them
-//             (PcfKernel::Auto); tiled/... and ring/... with pcf_tiled_kernel
-//             or pcf_ring_kernel forced;
+//             (PcfKernel::Auto); tiled/..., rows/..., half/... and
+//             ring/... with pcf_tiled_kernel (a warp per row and two
+//             tiles, the row read from global memory or, SharedRows,
+//             staged in shared memory; or TiledHalfWarp: a half-warp per
+//             row and one tile) or pcf_ring_kernel forced;
 //   ref/...   the seed-style reference kernel: one thread per pair, points
 //             read from global memory with 64-bit indexing, blocks of 1 x 32
 //             threads (CUDA events), core's walk and the same output;
@@ -141,7 +144,7 @@ double merge_steps(const Input& in, bool kernel) {
 
 struct Row {
   double e2e = NAN, e2e0 = NAN, ours = NAN, tiled = NAN, ring = NAN, ref = NAN, steps = 0;
-  std::vector<double> oursOut, tiledOut, ringOut, refOut;  // lower triangles (n = 2000 cases)
+  std::vector<double> oursOut, tiledOut, rowsOut, halfOut, ringOut, refOut;  // lower triangles (n = 2000 cases)
   std::string stages;
   std::string stagesOneStream;  // the same with consecutive blocks on one compute stream
 };
@@ -276,11 +279,13 @@ std::vector<double> lower_triangle(const T* device, std::size_t n, bool kernel) 
 }
 
 // Which kernel a bm_kernels case times.
-enum class KernelCase { Ours, Tiled, Ring, Ref };
+enum class KernelCase { Ours, Tiled, Rows, Half, Ring, Ref };
 const char* kernel_case_name(KernelCase k) {
   switch (k) {
     case KernelCase::Ours: return "ours/";
     case KernelCase::Tiled: return "tiled/";
+    case KernelCase::Rows: return "rows/";
+    case KernelCase::Half: return "half/";
     case KernelCase::Ring: return "ring/";
     case KernelCase::Ref: default: return "ref/";
   }
@@ -315,6 +320,8 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
     auto data = mpcf::cuda::cuda_data_of<T>(coll);
     mpcf::cuda::PcfBlockOp<T, Op> op(data, data, Op{}, mpcf::Window<T>::whole_line(), skip);
     op.set_kernel(which == KernelCase::Tiled  ? mpcf::cuda::PcfKernel::Tiled
+                  : which == KernelCase::Rows ? mpcf::cuda::PcfKernel::SharedRows
+                  : which == KernelCase::Half ? mpcf::cuda::PcfKernel::TiledHalfWarp
                   : which == KernelCase::Ring ? mpcf::cuda::PcfKernel::Ring
                                               : mpcf::cuda::PcfKernel::Auto);
     mpcf::BlockScheduler::Config c;
@@ -334,6 +341,8 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
     Row& row = rows()[case_name(kernel, sizeof(T) == 4, n, m)];
     auto& keep = which == KernelCase::Ref     ? row.refOut
                  : which == KernelCase::Tiled ? row.tiledOut
+                 : which == KernelCase::Half  ? row.halfOut
+                 : which == KernelCase::Rows  ? row.rowsOut
                  : which == KernelCase::Ring  ? row.ringOut
                                               : row.oursOut;
     keep = lower_triangle(out.data(), n, kernel);
@@ -747,6 +756,8 @@ void print_summary() {
                 row.steps / row.ours, 100.0 * row.steps / row.ours / issueLimit);
     for (const auto& [label, other] : {std::pair{"ours vs ref", &row.refOut},
                                        std::pair{"ours vs tiled", &row.tiledOut},
+                                       std::pair{"ours vs rows", &row.rowsOut},
+                                       std::pair{"ours vs half", &row.halfOut},
                                        std::pair{"ours vs ring", &row.ringOut}}) {
       const std::string same = compare_outputs(row.oursOut, *other);
       if (!same.empty()) std::printf("%-32s %s: %s\n", "", label, same.c_str());
@@ -830,7 +841,8 @@ void register_all() {
             })->Iterations(iters)->UseRealTime()->Unit(benchmark::kMillisecond);
           }
           for (KernelCase which :
-               {KernelCase::Ours, KernelCase::Tiled, KernelCase::Ring, KernelCase::Ref}) {
+               {KernelCase::Ours, KernelCase::Tiled, KernelCase::Rows, KernelCase::Half,
+                KernelCase::Ring, KernelCase::Ref}) {
             const std::string full = kernel_case_name(which) + name;
             register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
               bm_kernels<T, Op>(s, which, kernel, n, m);

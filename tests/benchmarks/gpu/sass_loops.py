@@ -32,7 +32,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 # Explicit instantiations: the whole-line staged tiled kernels (float32,
-# float64) and the float64 ring kernel, L1 and the float32 inner product's
+# float64; rows from global memory or staged in shared memory too) and the
+# float64 ring kernel, L1 and the float32 inner product's
 # float attempt.
 SOURCE = r"""
 #include "mpcf/core/operations.hpp"
@@ -44,6 +45,10 @@ template __global__ void pcf_tiled_kernel<true, false, float, L2InnerProductFloa
     const TiledBlockArgs<float>, const SimplePoint<float, float>* __restrict__,
     const L2InnerProductFloatAcc<float>);
 template __global__ void pcf_tiled_kernel<true, false, double, OperationL1Dist<double>, false>(
+    const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
+template __global__ void pcf_tiled_kernel<true, false, float, OperationL1Dist<float>, false, true>(
+    const TiledBlockArgs<float>, const SimplePoint<float, float>* __restrict__, const OperationL1Dist<float>);
+template __global__ void pcf_tiled_kernel<true, false, double, OperationL1Dist<double>, false, true>(
     const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
 template __global__ void pcf_ring_kernel<false, double, OperationL1Dist<double>>(
     const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
