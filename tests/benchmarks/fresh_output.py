@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """A result written into fresh memory versus an already-touched buffer.
 
-The first call from Python, R or Julia writes its result into a freshly
-allocated array, whose pages the kernel faults in (and zeroes) as the results
-arrive. With MPCF_OUTPUT_PREFAULT=1, libmpcf faults the output in ahead of the
-writes, on background threads (MADV_POPULATE_WRITE, transparent huge pages),
-while the computation starts (off by default: it measured slower on a 16-core
-GPU host). This times, in turns, the same pdist L1
+A large result in a freshly mapped array has every page faulted in (and
+zeroed) by the kernel as libmpcf writes it. mpcf keeps the memory of freed
+large results (the result pool, mpcf/_result_pool.py) and hands it to the
+next one. This times, in turns, the same pdist L1
 
-  * fresh: mpcf.pdist(X) (a new np.empty result every call);
+  * fresh: mpcf.pdist(X), a new result every call, the last one freed (the
+    default: from the pool after the first call);
+  * fresh, no pool: mpcf.pdist(X, out=np.empty(...)), a new mapping every
+    call (what a result was before the pool);
   * touched: mpcf.pdist(X, out=buf) into the same, already-written buffer;
-  * fresh, prefault on: as fresh, with MPCF_OUTPUT_PREFAULT=1;
 
-and prints the medians and fresh / touched.
+and prints the medians and their ratios to touched.
 
     PYTHONPATH=build/bindings/python python tests/benchmarks/fresh_output.py --n 10000 --m 32
     # on a GPU machine:
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import statistics
 import sys
 import time
@@ -54,24 +53,25 @@ def main() -> int:
     print(f"{mpcf.build_info()}")
     print(f"pdist L1, n = {n}, m = {m}, backend {args.backend}, result "
           f"{n * (n - 1) // 2} values; median of {args.repeat} runs\n")
-    print("| dtype | result | fresh | touched | fresh, prefault on | fresh / touched | on / touched |")
+    print("| dtype | result | fresh (pool) | fresh, no pool | touched | pool / touched | "
+          "no pool / touched |")
     print("|---|---|---|---|---|---|---|")
     for dname in args.dtype.split(","):
         dtype = np.dtype(dname)
         X = mpcf.PcfCollection.from_csr(offsets, t.astype(dtype).ravel(), v.astype(dtype).ravel())
         touched = np.ones(n * (n - 1) // 2, dtype=dtype)
 
-        def fresh(off=False):
-            if off:
-                os.environ["MPCF_OUTPUT_PREFAULT"] = "1"
-            try:
-                gc.collect()
-                t0 = time.perf_counter()
+        def fresh(pool=True):
+            gc.collect()
+            t0 = time.perf_counter()
+            if pool:
                 D = mpcf.pdist(X, backend=args.backend, threads=args.threads)
-                elapsed = time.perf_counter() - t0
-            finally:
-                os.environ.pop("MPCF_OUTPUT_PREFAULT", None)
-            del D  # its pages go back to the system (a large array is its own mapping)
+            else:
+                D = mpcf.pdist(X, backend=args.backend, threads=args.threads,
+                               out=np.empty(n * (n - 1) // 2, dtype=dtype))
+            elapsed = time.perf_counter() - t0
+            del D  # to the pool, or (no pool) back to the system: a large array is its own mapping
+            gc.collect()
             return elapsed
 
         def warm():
@@ -81,16 +81,18 @@ def main() -> int:
 
         warm()
         fresh()
-        runs = {"fresh": [], "touched": [], "off": []}
+        runs = {"fresh": [], "touched": [], "nopool": []}
         for _ in range(args.repeat):
             runs["fresh"].append(fresh())
             runs["touched"].append(warm())
-            runs["off"].append(fresh(off=True))
+            runs["nopool"].append(fresh(pool=False))
         med = {k: statistics.median(x) for k, x in runs.items()}
         mb = touched.nbytes / 2**20
-        print(f"| {dname} | {mb:.0f} MiB | {med['fresh']:.4f} s | {med['touched']:.4f} s | "
-              f"{med['off']:.4f} s | **{med['fresh'] / med['touched']:.2f}** | "
-              f"{med['off'] / med['touched']:.2f} |", flush=True)
+        print(f"| {dname} | {mb:.0f} MiB | {med['fresh']:.4f} s | {med['nopool']:.4f} s | "
+              f"{med['touched']:.4f} s | **{med['fresh'] / med['touched']:.2f}** | "
+              f"{med['nopool'] / med['touched']:.2f} |", flush=True)
+        del touched
+        mpcf.release_result_memory()
     return 0
 
 

@@ -4,9 +4,9 @@
 #   bash tests/benchmarks/run_fresh_gpu.sh [BUILD_DIR]        (default build-fresh-gpu)
 #
 # pdist L1 of the DESIGN §6 input at n = 20,000, m = 128, float32 and float64,
-# backend "cuda": a new NumPy result every call (fresh), the same call into
-# an already-written buffer (touched), and fresh with the prefaulting
-# switched on (MPCF_OUTPUT_PREFAULT=1; off by default), in turns, median of 7
+# backend "cuda": a new NumPy result every call (fresh: from the result
+# pool after the first call), the same call into a new np.empty (fresh, no
+# pool) and into an already-written buffer (touched), in turns, median of 7
 # (tests/benchmarks/fresh_output.py). Target: fresh within 10% of touched.
 #
 # The Python module comes from, in this order:

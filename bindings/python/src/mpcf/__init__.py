@@ -45,6 +45,7 @@ from ._ops import (
     pdist,
 )
 from ._reduce import kernel_matvec, kneighbors_graph, knn
+from ._result_pool import release_result_memory, result_pool_limit, set_result_pool_limit
 
 # Public classes show (and pickle) as mpcf.X rather than mpcf._module.X.
 for _cls in (
@@ -113,6 +114,9 @@ __all__ = [
     "has_cuda",
     "cuda_device_count",
     "last_task_info",
+    "set_result_pool_limit",
+    "result_pool_limit",
+    "release_result_memory",
     "Error",
     "InvalidArgumentError",
     "InvalidPcfError",

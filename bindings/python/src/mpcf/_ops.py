@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _result_pool
 from ._collection import as_collection, object_view, single_pcf
 from ._lib import address, check, exponent, make_options, swig
 from ._progress import make_bar
@@ -44,7 +44,9 @@ def _physical_memory_bytes() -> Optional[int]:
 
 
 def _empty(shape: Any, dtype: Any) -> np.ndarray:
-    """np.empty, refusing results larger than the machine's physical memory.
+    """np.empty, refusing results larger than the machine's physical memory,
+    and taking large results from the pool of already-written memory
+    (_result_pool.py).
 
     Where the kernel overcommits memory, np.empty of a huge size succeeds and
     the process is killed later, while the result is being written; a clear
@@ -58,7 +60,7 @@ def _empty(shape: Any, dtype: Any) -> np.ndarray:
             f"the result needs {need / 2**30:.1f} GiB ({count} elements of {np.dtype(dtype).name}) "
             f"but this machine has {have / 2**30:.1f} GiB of memory"
         )
-    return np.empty(shape, dtype=dtype)
+    return _result_pool.empty(shape, dtype)
 
 
 def _output(out: Any, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
