@@ -886,6 +886,39 @@ void test_planner_slots(void**) {
   } catch (const OutOfMemory& e) {
     assert_true(contains(e.what(), "smallest possible block"));
   }
+
+  // What the consumer's stage keeps on the GPU counts too (a fraction of
+  // the budget, whatever the block).
+  auto planWithStage = [&](double resident, double perSlot, double stage) {
+    const PlanProbe op{static_cast<std::uint64_t>(resident * budget),
+                       static_cast<std::uint64_t>(perSlot * budget)};
+    const auto stageBytes = static_cast<std::uint64_t>(stage * budget);
+    return plan_blocks(1000, 1000, BlockMode::LowerTriangle, op, cfg.devices, cfg,
+                       [&](std::size_t, std::size_t) { return stageBytes; });
+  };
+  const Case staged[] = {
+      {0.5, 0.2, true, true, 2},   // stage 0:    0.9
+      {0.5, 0.2, true, true, 1},   // stage 0.25: 1.15 with two slots, 0.95 with one
+      {0.5, 0.2, true, false, 2},  // stage 0.35: resident 1.05 at best, streamed 0.75
+  };
+  const double stageOf[] = {0.0, 0.25, 0.35};
+  for (int k = 0; k < 3; ++k) {
+    const BlockPlan p = planWithStage(staged[k].resident, staged[k].perSlot, stageOf[k]);
+    assert_int_equal(p.resident, staged[k].wantResident);
+    assert_int_equal(p.slots, staged[k].wantSlots);
+  }
+  try {
+    planWithStage(0.1, 0.1, 1.5);
+    fail_msg("a stage larger than the budget was accepted");
+  } catch (const OutOfMemory& e) {
+    assert_true(contains(e.what(), "the reduction keeps"));
+  }
+  try {
+    planWithStage(2.0, 0.7, 0.5);  // one slot of data fits the budget, not beside the stage
+    fail_msg("data that fits only without the stage was accepted");
+  } catch (const OutOfMemory& e) {
+    assert_true(contains(e.what(), "after the reduction's"));
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -41,12 +42,14 @@ namespace mpcf::cuda {
 //    get_min_block_side(devices) and kDefaultMinBlockSide (a block is one
 //    sequence of kernel launches on one GPU: smaller blocks leave the GPU
 //    part-idle at the end of each launch).
-// The GPU storage must fit the data half of the budget and a block's
-// breakpoints 32-bit indices: the input is resident when it fits with the
-// largest block's layout, else streamed, and the block side is halved until
-// the streamed data fits (OutOfMemory when not even one pair fits). The
-// storage has two slots (blocks overlap on two streams) when they fit and
-// cfg.overlapBlocks, else one.
+// The GPU storage, with what the consumer's stage keeps on each GPU
+// (stageBytes(largest block rows, cols): a reduction's lists or sums, which
+// live for the whole run), must fit the data half of the budget and a
+// block's breakpoints 32-bit indices: the input is resident when it fits
+// with the largest block's layout, else streamed, and the block side is
+// halved until the streamed data fits (OutOfMemory when not even one pair
+// fits). The storage has two slots (blocks overlap on two streams) when they
+// fit and cfg.overlapBlocks, else one.
 struct BlockPlan {
   BlockScheduler scheduler;
   bool resident = false;
@@ -55,9 +58,12 @@ struct BlockPlan {
 
 constexpr std::uint64_t kDefaultMinBlockSide = 2048;
 
+using StageBytes = std::function<std::uint64_t(std::size_t, std::size_t)>;
+
 template <typename BlockOp>
 BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, const BlockOp& op,
-                      const std::vector<int>& devices, const CudaExecutionConfig& cfg) {
+                      const std::vector<int>& devices, const CudaExecutionConfig& cfg,
+                      const StageBytes& stageBytes = nullptr) {
   using T = typename BlockOp::value_type;
   BlockScheduler::Config c;
   c.nRows = nRows;
@@ -87,15 +93,22 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
     const std::size_t mr = s.max_block_rows();
     const std::size_t mc = s.max_block_cols();
     const bool indicesFit = op.indices_fit(mr, mc);
+    const std::uint64_t stage = stageBytes ? stageBytes(mr, mc) : 0;
     // Resident before streamed, two slots before one.
     for (const bool resident : {true, false}) {
       if (!indicesFit || (resident && !op.resident_possible())) continue;
       for (const int slots : {2, 1}) {
         if (slots == 2 && !cfg.overlapBlocks) continue;
-        if (op.gpu_storage_bytes(mr, mc, resident, slots) <= dataBudget) {
+        if (stage <= dataBudget && op.gpu_storage_bytes(mr, mc, resident, slots) <= dataBudget - stage) {
           return BlockPlan{std::move(s), resident, slots};
         }
       }
+    }
+    if (stage > dataBudget) {
+      throw OutOfMemory("the reduction keeps " + std::to_string(stage) +
+                        " bytes on each GPU (its lists or sums of all " + std::to_string(nRows) +
+                        " rows) but the budget leaves " + std::to_string(dataBudget) +
+                        " bytes for data; use fewer rows per call (e.g. mpcf.dask) or the CPU");
     }
     const std::uint64_t dataBytes = op.gpu_storage_bytes(mr, mc, false, 1);
     // The side cannot shrink below 1, nor below n / BlockScheduler::kMaxBands.
@@ -104,7 +117,9 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
       throw OutOfMemory("the function data of the smallest possible block (" +
                         std::to_string(mr) + " x " + std::to_string(mc) + " functions) needs " +
                         std::to_string(dataBytes) + " bytes of GPU memory but the budget leaves " +
-                        std::to_string(dataBudget) + " bytes for function data");
+                        std::to_string(dataBudget - stage) + " bytes for function data" +
+                        (stage ? " (after the reduction's " + std::to_string(stage) + " bytes)"
+                               : std::string()));
     }
     const std::uint64_t half = s.block_side() / 2;
     c.maxOutputElements = std::max<std::uint64_t>(1, half * half);
@@ -137,11 +152,12 @@ class CudaBlockTask final : public Work {
 
   void run(TaskControl& control) override {
     const auto planStart = std::chrono::steady_clock::now();
-    BlockPlan plan =
-        plan_blocks(blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_);
-    const BlockScheduler& scheduler = plan.scheduler;
     consumer_->prepare(plane_);
     auto stage = make_stage<T>(*consumer_, plane_);
+    BlockPlan plan = plan_blocks(
+        blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_,
+        [&](std::size_t mr, std::size_t mc) { return stage->device_bytes(mr, mc); });
+    const BlockScheduler& scheduler = plan.scheduler;
     blockOp_.set_resident(plan.resident);
     blockOp_.set_slots(plan.slots);
     blockOp_.set_output_order(stage->order());

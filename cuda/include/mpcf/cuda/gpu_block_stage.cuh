@@ -76,6 +76,12 @@ class GpuBlockStage {
   virtual std::size_t max_line_bytes(const BlockScheduler& scheduler) const = 0;
   virtual std::unique_ptr<DeviceState> init_device(GpuContext& ctx,
                                                    const BlockScheduler& scheduler) = 0;
+  // The device bytes init_device allocates on each GPU for a scheduler whose
+  // largest block is maxRows x maxCols (the planner counts them in the GPU
+  // memory budget).
+  virtual std::uint64_t device_bytes(std::size_t /*maxRows*/, std::size_t /*maxCols*/) const {
+    return 0;
+  }
   // slot: 0 or 1, alternating between consecutive blocks of one GPU; its
   // buffers are not reused before the pipeline has consumed the download.
   virtual Download enqueue(DeviceState& state, const BlockInfo& block, T* deviceBlock,

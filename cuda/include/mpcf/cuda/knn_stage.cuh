@@ -76,6 +76,12 @@ class KnnStage final : public GpuBlockStage<T> {
     DeviceArray<KnnEntry<T>> scratch[2];
     CudaEvent merged;  // after the last enqueued block's merges
   };
+  std::uint64_t device_bytes(std::size_t maxRows, std::size_t maxCols) const override {
+    const std::uint64_t entry = sizeof(KnnEntry<T>) * static_cast<std::uint64_t>(K_);
+    std::uint64_t bytes = plane_.nRows * entry;  // lists
+    if (plane_.symmetric()) bytes += 2 * detail::max_knn_segment_columns(maxRows, maxCols) * entry;
+    return bytes;
+  }
   std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler& s) override {
     auto st = std::make_unique<State>();
     st->lists = ctx.allocate<KnnEntry<T>>(plane_.nRows * std::size_t(K_));

@@ -63,6 +63,11 @@ class MatvecStage final : public GpuBlockStage<T> {
     DeviceArray<double> sums;
     DeviceArray<std::uint32_t> flags;
   };
+  std::uint64_t device_bytes(std::size_t, std::size_t) const override {
+    const std::uint64_t r = consumer_.r();
+    return nVRows_ * r * sizeof(T) + consumer_.grids().size() * sizeof(double) +
+           plane_.nRows * r * (ExactSum::kLevels * sizeof(double) + sizeof(std::uint32_t));
+  }
   std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler&) override {
     auto st = std::make_unique<State>();
     const std::size_t r = consumer_.r();
