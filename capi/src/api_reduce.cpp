@@ -52,6 +52,55 @@ PlannedTask knn_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, std::uint
   });
 }
 
+template <typename T>
+std::unique_ptr<mpcf::Work> knn_both_work(const mpcf_pcfs* X, const mpcf_pcfs* Y,
+                                          OperationSpec spec, std::uint64_t kx, std::uint64_t ky,
+                                          void* xd, std::int64_t* xi, void* yd, std::int64_t* yi,
+                                          const mpcf_options& o, RunInfo& run) {
+  auto consumer = std::make_shared<mpcf::KnnConsumer<T>>(
+      static_cast<T*>(xd), xi, static_cast<std::size_t>(X->objects()), static_cast<std::size_t>(kx),
+      static_cast<T*>(yd), yi, static_cast<std::size_t>(Y->objects()), static_cast<std::size_t>(ky));
+  return make_work<T>(request_for<T>(X, Y, spec, o, std::move(consumer)), o, run);
+}
+
+PlannedTask knn_both_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, std::uint64_t kx,
+                          std::uint64_t ky, void* xd, std::int64_t* xi, std::uint64_t xCapacity,
+                          void* yd, std::int64_t* yi, std::uint64_t yCapacity,
+                          const mpcf_options* options) {
+  require(X, "X");
+  require(Y, "Y");
+  check_pair_operands(X, Y);
+  const OperationSpec spec = distance_spec(p);
+  const char* noun = knn_noun(X->component_axis);
+  try {
+    mpcf::check_knn_k(kx, X->objects(), Y->objects(), true, noun);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("k_x: ") + e.what());
+  }
+  try {
+    mpcf::check_knn_k(ky, Y->objects(), X->objects(), true, noun);
+  } catch (const InvalidArgument& e) {
+    // The candidates of Y's lists are X's functions.
+    std::string m = e.what();
+    const std::string ofY = std::string(" ") + noun + " of Y";
+    const std::size_t at = m.find(ofY);
+    if (at != std::string::npos) m.replace(at, ofY.size(), std::string(" ") + noun + " of X");
+    throw InvalidArgument("k_y: " + m);
+  }
+  const std::uint64_t xNeed = mpcf::checked_product(X->objects(), kx, "the knn result of X");
+  const std::uint64_t yNeed = mpcf::checked_product(Y->objects(), ky, "the knn result of Y");
+  check_capacity(xNeed, xCapacity, xd, "x_distances");
+  check_capacity(xNeed, xCapacity, xi, "x_indices");
+  check_capacity(yNeed, yCapacity, yd, "y_distances");
+  check_capacity(yNeed, yCapacity, yi, "y_indices");
+  const mpcf_options& o = options_or_default(options);
+  return plan([&](RunInfo& run) {
+    return X->dtype == MPCF_FLOAT32
+               ? knn_both_work<float>(X, Y, spec, kx, ky, xd, xi, yd, yi, o, run)
+               : knn_both_work<double>(X, Y, spec, kx, ky, xd, xi, yd, yi, o, run);
+  });
+}
+
 // The kernel and the operation whose blocks it reads.
 mpcf::KernelSpec kernel_spec(const mpcf_kernel& kernel, double p, double scale,
                              OperationSpec& op) {
@@ -242,6 +291,30 @@ mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t 
   return api_entry("mpcf_knn", [&] {
     forget_last_run();
     run_task(knn_task(X, Y, p, k, distances, indices, capacity, options));
+  });
+}
+
+mpcf_status mpcf_knn_both_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k_x,
+                                uint64_t k_y, void* x_distances, int64_t* x_indices,
+                                uint64_t x_capacity, void* y_distances, int64_t* y_indices,
+                                uint64_t y_capacity, const mpcf_options* options,
+                                mpcf_task** task) {
+  return api_entry("mpcf_knn_both_start", [&] {
+    require(task, "task");
+    start_task(knn_both_task(X, Y, p, k_x, k_y, x_distances, x_indices, x_capacity, y_distances,
+                             y_indices, y_capacity, options),
+               task);
+  });
+}
+
+mpcf_status mpcf_knn_both(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k_x,
+                          uint64_t k_y, void* x_distances, int64_t* x_indices,
+                          uint64_t x_capacity, void* y_distances, int64_t* y_indices,
+                          uint64_t y_capacity, const mpcf_options* options) {
+  return api_entry("mpcf_knn_both", [&] {
+    forget_last_run();
+    run_task(knn_both_task(X, Y, p, k_x, k_y, x_distances, x_indices, x_capacity, y_distances,
+                           y_indices, y_capacity, options));
   });
 }
 

@@ -177,6 +177,103 @@ static void test_knn_random(void** s) {
   pcf_set_free(&ys);
 }
 
+/* Row i of `got` (k entries of dtype) against the k smallest of the n
+ * candidates (d[q], q) sorted by (distance, index). */
+static void check_lists(const char* what, const void* dist, const int64_t* idx, mpcf_dtype dtype,
+                        size_t owners, size_t k, const double* D, size_t n, int transposed,
+                        size_t other) {
+  cand* row = (cand*)malloc(n * sizeof(cand));
+  for (size_t i = 0; i < owners; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      row[j].d = transposed ? D[j * other + i] : D[i * n + j];
+      row[j].j = (int64_t)j;
+    }
+    qsort(row, n, sizeof(cand), cand_cmp);
+    for (size_t q = 0; q < k; ++q) {
+      const double got = dtype == MPCF_FLOAT32 ? (double)((const float*)dist)[i * k + q]
+                                               : ((const double*)dist)[i * k + q];
+      if (idx[i * k + q] != row[q].j || !(got == row[q].d)) {
+        fail_msg("%s: list %zu, neighbour %zu is (%lld, %g), expected (%lld, %g)", what, i, q,
+                 (long long)idx[i * k + q], got, (long long)row[q].j, row[q].d);
+      }
+    }
+  }
+  free(row);
+}
+
+/* mpcf_knn_both: X's lists among Y and Y's among X from one pass, against
+ * sorts of the rows and the columns of the cdist matrix, and bit for bit
+ * mpcf_knn(X, Y, kx) and mpcf_knn(Y, X, ky), for thread counts and blocks. */
+static void check_knn_both(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, double p,
+                           size_t kx, size_t ky, double a, double b) {
+  mpcf_pcfs* X = make(xs, dtype);
+  mpcf_pcfs* Y = make(ys, dtype);
+  const size_t nx = xs->n, ny = ys->n;
+  const size_t esz = dtype == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  mpcf_options* o = options(2, 0, 0, a, b);
+  double* D = distance_matrix(X, Y, dtype, p, o, nx, ny);
+  void* xd = malloc(nx * kx * esz + 1);
+  int64_t* xi = (int64_t*)malloc(nx * kx * sizeof(int64_t) + 1);
+  void* yd = malloc(ny * ky * esz + 1);
+  int64_t* yi = (int64_t*)malloc(ny * ky * sizeof(int64_t) + 1);
+  assert_int_equal(mpcf_knn_both(X, Y, p, kx, ky, xd, xi, nx * kx, yd, yi, ny * ky, o), MPCF_OK);
+  check_lists("X among Y", xd, xi, dtype, nx, kx, D, ny, 0, 0);
+  check_lists("Y among X", yd, yi, dtype, ny, ky, D, nx, 1, ny);
+  void* d1 = malloc(nx * kx * esz + 1);
+  int64_t* i1 = (int64_t*)malloc(nx * kx * sizeof(int64_t) + 1);
+  void* d2 = malloc(ny * ky * esz + 1);
+  int64_t* i2 = (int64_t*)malloc(ny * ky * sizeof(int64_t) + 1);
+  assert_int_equal(mpcf_knn(X, Y, p, kx, d1, i1, nx * kx, o), MPCF_OK);
+  assert_int_equal(mpcf_knn(Y, X, p, ky, d2, i2, ny * ky, o), MPCF_OK);
+  assert_memory_equal(xd, d1, nx * kx * esz);
+  assert_memory_equal(xi, i1, nx * kx * sizeof(int64_t));
+  assert_memory_equal(yd, d2, ny * ky * esz);
+  assert_memory_equal(yi, i2, ny * ky * sizeof(int64_t));
+  const int threads[] = {1, 16, 3};
+  const uint64_t maxElements[] = {0, 7 * 7, 1};
+  for (int c = 0; c < 3; ++c) {
+    mpcf_options* o2 = options(threads[c], c == 2 ? 5 : 0, maxElements[c], a, b);
+    assert_int_equal(mpcf_knn_both(X, Y, p, kx, ky, d1, i1, nx * kx, d2, i2, ny * ky, o2), MPCF_OK);
+    assert_memory_equal(xd, d1, nx * kx * esz);
+    assert_memory_equal(xi, i1, nx * kx * sizeof(int64_t));
+    assert_memory_equal(yd, d2, ny * ky * esz);
+    assert_memory_equal(yi, i2, ny * ky * sizeof(int64_t));
+    mpcf_options_destroy(o2);
+  }
+  free(d1);
+  free(i1);
+  free(d2);
+  free(i2);
+  free(xd);
+  free(xi);
+  free(yd);
+  free(yi);
+  free(D);
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(Y);
+}
+
+static void test_knn_both_ways(void** s) {
+  (void)s;
+  ref_seed(21);
+  pcf_set xs = pcf_set_random(61, 12, 0, 0);
+  pcf_set ys = pcf_set_random(37, 12, 0, 0);
+  pcf_set gx = grid_set(45); /* small integer distances: many ties */
+  pcf_set gy = grid_set(29);
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    check_knn_both(&xs, &ys, dtype, 1.0, 5, 7, -INFINITY, INFINITY);
+    check_knn_both(&xs, &ys, dtype, 2.0, 37, 61, -INFINITY, INFINITY); /* every candidate */
+    check_knn_both(&xs, &ys, dtype, INFINITY, 1, 40, -1.0, 2.5);        /* a window */
+    check_knn_both(&gx, &gy, dtype, 1.0, 6, 3, -INFINITY, INFINITY);
+  }
+  pcf_set_free(&xs);
+  pcf_set_free(&ys);
+  pcf_set_free(&gx);
+  pcf_set_free(&gy);
+}
+
 static void test_knn_ties_and_infinite_distances(void** s) {
   (void)s;
   ref_seed(12);
@@ -544,6 +641,33 @@ static void test_bad_arguments_write_nothing(void** s) {
   expect(mpcf_pdist_stream(X, 1, NULL, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'callback'");
   expect(mpcf_cdist_stream(X, NULL, MPCF_METRIC_LP_DISTANCE, 1, never, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'Y'");
   expect(mpcf_cdist_stream(X, X32, MPCF_METRIC_LP_DISTANCE, 1, never, NULL, NULL), MPCF_ERROR_DTYPE_MISMATCH, NULL);
+  /* knn both ways: X holds 6 functions, Y 4. */
+  pcf_set ys = pcf_set_random(4, 4, 0, 0);
+  mpcf_pcfs* Y = make(&ys, MPCF_FLOAT64);
+  double d2[64];
+  int64_t ix2[64];
+  for (int e = 0; e < 64; ++e) {
+    d2[e] = -7;
+    ix2[e] = -7;
+  }
+  expect(mpcf_knn_both(X, NULL, 1, 2, 2, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'Y'");
+  expect(mpcf_knn_both(X, Y, 1, 0, 2, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "k_x: k = 0");
+  expect(mpcf_knn_both(X, Y, 1, 5, 2, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "k_x: k = 5 is more than the 4 functions of Y");
+  expect(mpcf_knn_both(X, Y, 1, 2, 7, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "k_y: k = 7 is more than the 6 functions of X");
+  expect(mpcf_knn_both(X, Y, 0.5, 2, 2, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "p = 0.5");
+  expect(mpcf_knn_both(X, Y, 1, 2, 3, d, ix, 11, d2, ix2, 64, NULL), MPCF_ERROR_BUFFER_TOO_SMALL, "'x_distances'");
+  expect(mpcf_knn_both(X, Y, 1, 2, 3, d, ix, 64, d2, ix2, 11, NULL), MPCF_ERROR_BUFFER_TOO_SMALL, "'y_distances' holds 11 elements but the result needs 12");
+  expect(mpcf_knn_both(X, Y, 1, 2, 3, d, NULL, 64, d2, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'x_indices'");
+  expect(mpcf_knn_both(X, Y, 1, 2, 3, d, ix, 64, NULL, ix2, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'y_distances'");
+  expect(mpcf_knn_both(X, Y, 1, 2, 3, d, ix, 64, d2, NULL, 64, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'y_indices'");
+  expect(mpcf_knn_both(X, X32, 1, 2, 2, d, ix, 64, d2, ix2, 64, NULL), MPCF_ERROR_DTYPE_MISMATCH, NULL);
+  expect(mpcf_knn_both_start(X, Y, 1, 2, 2, d, ix, 64, d2, ix2, 64, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'task'");
+  for (int e = 0; e < 64; ++e) {
+    assert_true(d2[e] == -7);
+    assert_true(ix2[e] == -7);
+  }
+  mpcf_pcfs_destroy(Y);
+  pcf_set_free(&ys);
   mpcf_task* task = NULL;
   expect(mpcf_knn_start(X, NULL, 1, 2, d, ix, 64, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'task'");
   expect(mpcf_kernel_matvec_start(X, NULL, MPCF_KERNEL_L2, 2, 1, V, 12, 2, d, 64, NULL, NULL), MPCF_ERROR_INVALID_ARGUMENT, "'task'");
@@ -593,6 +717,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_knn_known_values),
       cmocka_unit_test(test_knn_random),
+      cmocka_unit_test(test_knn_both_ways),
       cmocka_unit_test(test_knn_ties_and_infinite_distances),
       cmocka_unit_test(test_matvec_known_values),
       cmocka_unit_test(test_matvec_against_reference),

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
 OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC, OP_TDA = 11, 12, 13, 14, 15
+OP_KNN_BOTH = 16
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -227,6 +228,12 @@ def knn(x, y=SELF, p=1.0, k=1, use_options=True, cap="exact", mode="sync"):
     c = {"exact": 0, "plus2": 1, "minus1": 2, "zero": 3, "null_distances": 4, "null_indices": 5}[cap]
     kc = {"max": 240, "2^32": 241}.get(k, k)
     return bytes([OP_KNN, x, y]) + pcode(p) + bytes([kc, 0 if use_options else 1, c, EXEC[mode]])
+
+
+def knn_both(x, y, p=1.0, kx=1, ky=1, use_options=True, cap="exact", mode="sync"):
+    c = {"exact": 0, "plus": 1, "x_minus1": 2, "y_minus1": 3, "null_x_distances": 4,
+         "null_x_indices": 5, "null_y_distances": 6, "null_y_indices": 7}[cap]
+    return bytes([OP_KNN_BOTH, x, y]) + pcode(p) + bytes([kx, ky, 0 if use_options else 1, c, EXEC[mode]])
 
 
 def stream(x, y=SELF, metric="distance", p=1.0, use_options=True, null_callback=False, cancel_at=0,
@@ -589,6 +596,16 @@ def capi_seeds():
     s["knn-errors"] = c + create(1, README, dtype="f32") + knn(0, k=0) + knn(0, k=8) + knn(0, 1, k=1) + \
         knn(0, k="max") + knn(0, k=2, cap="minus1") + knn(0, k=2, cap="null_distances") + \
         knn(0, k=2, cap="null_indices") + knn(0, k=1, p=0.5) + knn(SLOT_NULL, k=1) + knn(0, k=1, mode="null_task")
+    s["knn-both"] = c + create(1, README, dtype="f32") + create(2, README) + knn_both(0, 2, kx=2, ky=1) + \
+        knn_both(0, 2, p=2.0, kx=3, ky=3, mode="wait") + knn_both(2, 0, p=math.inf, kx=1, ky=3, cap="plus") + \
+        options(threads=3, hints=[2, 1, 4]) + knn_both(0, 0, kx=3, ky=3, mode="poll") + \
+        knn_both(0, 2, kx=1, ky=2, mode="cancel") + knn_both(0, 2, kx=2, ky=2, mode="destroy")
+    s["knn-both-errors"] = c + create(1, README, dtype="f32") + create(2, README) + knn_both(0, SELF) + \
+        knn_both(0, 2, kx=0) + knn_both(0, 2, kx=9) + knn_both(0, 2, ky=9) + knn_both(0, 1) + \
+        knn_both(0, 2, p=0.5) + knn_both(0, 2, kx=2, ky=2, cap="x_minus1") + \
+        knn_both(0, 2, kx=2, ky=2, cap="y_minus1") + knn_both(0, 2, cap="null_x_distances") + \
+        knn_both(0, 2, cap="null_x_indices") + knn_both(0, 2, cap="null_y_distances") + \
+        knn_both(0, 2, cap="null_y_indices") + knn_both(SLOT_NULL, 2) + knn_both(0, 2, mode="null_task")
     s["knn-ties-inf"] = create(0, [[(0, 1)], [(0, 1)], [(0, 2)], [(1, 1)], [(0, 1), (1, 0)]]) + knn(0, k=4) + \
         options(window=(0.0, 2.0)) + knn(0, k=3)
     s["stream"] = c + create(1, README) + stream(0) + stream(0, p=2.0, mode="wait") + stream(0, 1) + \
@@ -712,10 +729,15 @@ def capi_fixed():
 
 def capi_regressions():
     """Reproducers of defects not fixed yet. Each fails the strict replay
-    until its fix lands (then it moves to capi_fixed())."""
+    until its fix lands (then it moves to capi_fixed()). None now."""
+    return {}
+
+
+def capi_fixed_plq():
+    """Reproducers of P, L and Q, fixed since (b79ab61): corpus/capi/fixed-*."""
     r = {}
-    # P: the mat-vec's bound B takes a PLF's norms as if it were piecewise
-    # constant: here the library's B = 19.5 (100 on a piece of width 2^-10,
+    # P: the mat-vec's bound B took a PLF's norms as if it were piecewise
+    # constant: here the library's B was 19.5 (100 on a piece of width 2^-10,
     # twice) while <f, f> = 3333.4: MPCF_ERROR_INTERNAL "a term of output
     # (0, 0) exceeds its bound" (expected MPCF_OK, out = <f, f>).
     spike = [(0, 0), (1, 100), (1 + 2 ** -10, 0)]
@@ -732,7 +754,7 @@ def capi_regressions():
     # 2^-exponent overflows, "the silhouette has a value that overflows"
     # (expected MPCF_OK: a tent of height 5e-310, float64).
     r["Q-silhouette-subnormal-bar"] = silhouettes(0, [[(0, 1e-309)]], q=0)
-    return r
+    return {"fixed-" + k: v for k, v in r.items()}
 
 
 def capi_fixed_tda():
@@ -1004,7 +1026,9 @@ def main():
     write(os.path.join(root, "capi"), capi_fixed())
     write(os.path.join(root, "capi"), capi_found_by_fuzzing())
     write(os.path.join(root, "capi"), capi_fixed_tda())
-    write(os.path.join(root, "capi", "regressions"), capi_regressions())
+    write(os.path.join(root, "capi"), capi_fixed_plq())
+    if capi_regressions():
+        write(os.path.join(root, "capi", "regressions"), capi_regressions())
     write(os.path.join(root, "csv"), csv_seeds())
     write(os.path.join(root, "pcf_file"), pcf_file_seeds())
     write(os.path.join(root, "pcf_file"), pcf_file_fixed())

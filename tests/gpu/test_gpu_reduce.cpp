@@ -112,6 +112,85 @@ void test_knn_gpu_matches_cpu(void**) {
 }
 
 // Integer-grid functions: many equal distances, ties by the smaller index.
+// GPU kNN both ways (mpcf_knn_both): X's lists among Y and Y's among X from
+// one pass, against sorts of the rows and columns of the GPU's own cdist
+// matrix, bit for bit the GPU's mpcf_knn(X, Y, kx) and mpcf_knn(Y, X, ky),
+// and the same bits for any block shape (device lists for k <= 32 on both
+// sides, the host's beyond).
+void check_knn_both(const Pcfs& P, const Pcfs& Q, mpcf_dtype dtype, double p, std::size_t kx,
+                    std::size_t ky) {
+  mpcf_pcfs* X = make_handle(P, dtype);
+  mpcf_pcfs* Y = make_handle(Q, dtype);
+  const std::size_t nx = P.n(), ny = Q.n();
+  mpcf_options* gpu = gpu_options();
+  auto both = [&](mpcf_options* o) {
+    KnnResult x, y;
+    x.dist.assign(nx * kx * dtype_size(dtype), 0);
+    x.idx.assign(nx * kx, -7);
+    y.dist.assign(ny * ky * dtype_size(dtype), 0);
+    y.idx.assign(ny * ky, -7);
+    check_ok(mpcf_knn_both(X, Y, p, kx, ky, x.dist.data(), x.idx.data(), nx * kx, y.dist.data(),
+                           y.idx.data(), ny * ky, o),
+             "knn_both");
+    return std::make_pair(x, y);
+  };
+  const auto [gx, gy] = both(gpu);
+  const auto D = full_matrix(X, Y, dtype, p, nx, ny, gpu);
+  auto check_side = [&](const KnnResult& r, std::size_t owners, std::size_t others, std::size_t k,
+                        bool columns) {
+    std::vector<std::pair<double, std::size_t>> row;
+    for (std::size_t i = 0; i < owners; ++i) {
+      row.clear();
+      for (std::size_t j = 0; j < others; ++j) {
+        row.emplace_back(columns ? D[j * ny + i] : D[i * ny + j], j);
+      }
+      std::sort(row.begin(), row.end());
+      for (std::size_t q = 0; q < k; ++q) {
+        const std::size_t e = i * k + q;
+        const double got = element(r.dist, dtype, e);
+        if (r.idx[e] != static_cast<std::int64_t>(row[q].second) || got != row[q].first) {
+          std::printf("knn_both p=%g k=%zu %s %zu, neighbour %zu: GPU (%lld, %.17g), matrix (%zu, %.17g)\n",
+                      p, k, columns ? "column" : "row", i, q, static_cast<long long>(r.idx[e]), got,
+                      row[q].second, row[q].first);
+          fail();
+        }
+      }
+    }
+  };
+  check_side(gx, nx, ny, kx, false);
+  check_side(gy, ny, nx, ky, true);
+  const KnnResult one = run_knn(X, Y, dtype, p, kx, nx, gpu);
+  const KnnResult other = run_knn(Y, X, dtype, p, ky, ny, gpu);
+  assert_true(one.dist == gx.dist && one.idx == gx.idx);
+  assert_true(other.dist == gy.dist && other.idx == gy.idx);
+  for (std::uint64_t side : {48u, 200u}) {
+    mpcf_options* small = gpu_options(side * side);
+    const auto [sx, sy] = both(small);
+    assert_true(sx.dist == gx.dist && sx.idx == gx.idx);
+    assert_true(sy.dist == gy.dist && sy.idx == gy.idx);
+    mpcf_options_destroy(small);
+  }
+  mpcf_options_destroy(gpu);
+  mpcf_pcfs_destroy(X);
+  mpcf_pcfs_destroy(Y);
+}
+
+void test_knn_both_ways_gpu(void**) {
+  Rng rng(37);
+  RandomSpec spec;
+  spec.n = small_mode() ? 130 : 500;
+  spec.maxM = 40;
+  const Pcfs P = random_pcfs(rng, spec);
+  spec.n = small_mode() ? 70 : 330;
+  const Pcfs Q = random_pcfs(rng, spec);
+  for (mpcf_dtype dtype : {MPCF_FLOAT32, MPCF_FLOAT64}) {
+    check_knn_both(P, Q, dtype, 1.0, 10, 10);
+    check_knn_both(P, Q, dtype, 2.0, 1, 32);
+    check_knn_both(P, Q, dtype, 1.0, 5, 40);   // Y's lists beyond the device's: host top-k
+    check_knn_both(P, Q, dtype, INFINITY, 33, 3);
+  }
+}
+
 void test_knn_gpu_ties(void**) {
   Pcfs P;
   Rng rng(32);
@@ -304,6 +383,7 @@ int main(int, char** argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_knn_gpu_matches_cpu),
       cmocka_unit_test(test_knn_gpu_ties),
+      cmocka_unit_test(test_knn_both_ways_gpu),
       cmocka_unit_test(test_matvec_gpu_matches_cpu),
       cmocka_unit_test(test_streams_gpu),
       cmocka_unit_test(test_float32_inner_products_on_the_gpu),

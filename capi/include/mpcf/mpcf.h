@@ -571,7 +571,7 @@ typedef struct mpcf_task_info {
 MPCF_API mpcf_status mpcf_task_info_get(const mpcf_task* task, mpcf_task_info* info);
 
 /** Like mpcf_task_info_get, for the last synchronous computation on this
- *  thread: mpcf_pdist, mpcf_l2_kernel, mpcf_cdist, mpcf_knn,
+ *  thread: mpcf_pdist, mpcf_l2_kernel, mpcf_cdist, mpcf_knn, mpcf_knn_both,
  *  mpcf_kernel_matvec, mpcf_pdist_stream, mpcf_cdist_stream,
  *  mpcf_lp_distance, mpcf_l2_inner_product, mpcf_lp_norm, once it has
  *  computed (succeeded, or failed while computing). Each of these calls
@@ -666,6 +666,29 @@ MPCF_API mpcf_status mpcf_knn_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, doub
 MPCF_API mpcf_status mpcf_knn(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint64_t k,
                               void* distances, int64_t* indices, uint64_t capacity,
                               const mpcf_options* options);
+
+/** mpcf_knn both ways, from one pass over the pairs of X and Y (each
+ *  distance computed once): the k_x nearest functions of Y of every
+ *  function of X, into x_distances / x_indices (count(X) x k_x, indices into
+ *  Y), and the k_y nearest functions of X of every function of Y, into
+ *  y_distances / y_indices (count(Y) x k_y, indices into X); each list as
+ *  mpcf_knn(X, Y, p, k_x) and mpcf_knn(Y, X, p, k_y) give it, bit for bit.
+ *  What a split knn needs of a tile off the diagonal (e.g. mpcf.dask). Y is
+ *  required; 1 <= k_x <= count(Y), 1 <= k_y <= count(X); x_capacity >=
+ *  count(X) * k_x, y_capacity >= count(Y) * k_y (elements of each of that
+ *  side's outputs). The checks, in this order: X, Y and their pairing, p,
+ *  k_x, k_y, then the outputs. */
+MPCF_API mpcf_status mpcf_knn_both_start(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
+                                         uint64_t k_x, uint64_t k_y, void* x_distances,
+                                         int64_t* x_indices, uint64_t x_capacity,
+                                         void* y_distances, int64_t* y_indices,
+                                         uint64_t y_capacity, const mpcf_options* options,
+                                         mpcf_task** task);
+MPCF_API mpcf_status mpcf_knn_both(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p,
+                                   uint64_t k_x, uint64_t k_y, void* x_distances,
+                                   int64_t* x_indices, uint64_t x_capacity, void* y_distances,
+                                   int64_t* y_indices, uint64_t y_capacity,
+                                   const mpcf_options* options);
 
 /** The kernel of a kernel matrix-vector product. */
 typedef enum mpcf_kernel {

@@ -9,6 +9,10 @@
 // as (j, i), of row j; the diagonal is never computed, so a function is never
 // its own neighbour.
 //
+// Both ways (the plane of X against Y): every pair is also a candidate of
+// its column, whose lists (cols, kCols) hold the nearest rows: the two knn
+// of a tile below the diagonal of a split knn (mpcf.dask) from one pass.
+//
 // The caller's buffers (distances and int64 indices, row-major (rows, k))
 // are the working storage: an empty slot has index -1. After a failure
 // poison() leaves every distance NaN and every index -1.
@@ -78,23 +82,43 @@ class KnnConsumer final : public BlockConsumer<T> {
  public:
   // distances and indices: rows * k elements each.
   KnnConsumer(T* distances, std::int64_t* indices, std::size_t rows, std::size_t k)
-      : distances_(distances), indices_(indices), rows_(rows), k_(k), locks_(kLockStripes) {}
+      : sides_{Side{distances, indices, rows, k}, Side{}}, locks_(2 * kLockStripes) {}
+  // Both ways, on the plane of X (rows) against Y (columns): also the
+  // kCols nearest rows of every column, into colDistances / colIndices
+  // (cols * kCols elements each, indices of rows). Every pair is computed
+  // once and is a candidate of its row and of its column.
+  KnnConsumer(T* distances, std::int64_t* indices, std::size_t rows, std::size_t k,
+              T* colDistances, std::int64_t* colIndices, std::size_t cols, std::size_t kCols)
+      : sides_{Side{distances, indices, rows, k}, Side{colDistances, colIndices, cols, kCols}},
+        bothWays_(true),
+        locks_(2 * kLockStripes) {}
 
   ConsumerKind kind() const noexcept override { return ConsumerKind::Knn; }
-  std::size_t k() const noexcept { return k_; }
+  std::size_t k() const noexcept { return sides_[0].k; }
+  // Both ways: the column side's k (0 otherwise).
+  bool both_ways() const noexcept { return bothWays_; }
+  std::size_t k_cols() const noexcept { return bothWays_ ? sides_[1].k : 0; }
 
   void prepare(const PairPlane& plane) override {
-    if (plane.nRows != rows_) throw std::logic_error("KnnConsumer: the plane has other rows");
-    check_knn_k(k_, plane.nRows, plane.nCols, !plane.symmetric(), "objects");
+    if (plane.nRows != sides_[0].count) throw std::logic_error("KnnConsumer: the plane has other rows");
+    check_knn_k(k(), plane.nRows, plane.nCols, !plane.symmetric(), "objects");
     symmetric_ = plane.symmetric();
-    for (std::size_t e = 0; e < rows_ * k_; ++e) {
-      distances_[e] = std::numeric_limits<T>::infinity();
-      indices_[e] = -1;
+    if (bothWays_) {
+      if (symmetric_ || plane.nCols != sides_[1].count) {
+        throw std::logic_error("KnnConsumer: both ways needs the plane of X against Y, of its columns");
+      }
+      check_knn_k(sides_[1].k, plane.nCols, plane.nRows, true, "objects");
+    }
+    for (const Side& s : sides_) {
+      for (std::size_t e = 0; e < s.count * s.k; ++e) {
+        s.distances[e] = std::numeric_limits<T>::infinity();
+        s.indices[e] = -1;
+      }
     }
   }
 
-  // Each kept pair of the piece is a candidate of its row (and, on the
-  // symmetric plane, of its column's row).
+  // Each kept pair of the piece is a candidate of its row and, on the
+  // symmetric plane, of its column's row (both ways: of its column).
   void consume(const BlockPiece<T>& piece) override {
     const BlockInfo& b = piece.block;
     std::vector<Neighbour<T>> cand;
@@ -105,7 +129,7 @@ class KnnConsumer final : public BlockConsumer<T> {
     // cannot count (most of them, once the lists fill).
     for (std::size_t r = 0; r < b.n_rows(); ++r) {
       const std::size_t i = b.rows.first + r;
-      const Neighbour<T> last = kth(i);
+      const Neighbour<T> last = kth(0, i);
       cand.clear();
       for (std::size_t c = 0; c < b.n_cols(); ++c) {
         const std::size_t j = b.cols.first + c;
@@ -113,12 +137,13 @@ class KnnConsumer final : public BlockConsumer<T> {
         const Neighbour<T> n{piece.at(r, c), static_cast<std::int64_t>(j)};
         if (neighbour_less(n, last)) cand.push_back(n);
       }
-      merge_candidates(i, cand);
+      merge_candidates(0, i, cand);
     }
-    if (!symmetric_) return;
+    if (!symmetric_ && !bothWays_) return;
+    const int side = bothWays_ ? 1 : 0;  // the symmetric plane's columns are rows
     for (std::size_t c = 0; c < b.n_cols(); ++c) {
       const std::size_t j = b.cols.first + c;
-      const Neighbour<T> last = kth(j);
+      const Neighbour<T> last = kth(side, j);
       cand.clear();
       for (std::size_t r = 0; r < b.n_rows(); ++r) {
         const std::size_t i = b.rows.first + r;
@@ -126,31 +151,84 @@ class KnnConsumer final : public BlockConsumer<T> {
         const Neighbour<T> n{piece.at(r, c), static_cast<std::int64_t>(i)};
         if (neighbour_less(n, last)) cand.push_back(n);
       }
-      merge_candidates(j, cand);
+      merge_candidates(side, j, cand);
     }
   }
 
-  // The current k-th entry of row i (a snapshot; it only moves down).
-  Neighbour<T> kth(std::size_t i) {
-    std::lock_guard<std::mutex> lock(locks_[i % kLockStripes]);
-    return {distances_[i * k_ + k_ - 1], indices_[i * k_ + k_ - 1]};
+  // The current k-th entry of row i of side 0 (rows) or 1 (columns, both
+  // ways): a snapshot; it only moves down.
+  Neighbour<T> kth(int side, std::size_t i) {
+    const Side& s = sides_[side];
+    std::lock_guard<std::mutex> lock(lock_of(side, i));
+    return {s.distances[i * s.k + s.k - 1], s.indices[i * s.k + s.k - 1]};
   }
+  Neighbour<T> kth(std::size_t i) { return kth(0, i); }
 
   // Merges `count` candidates of row i, sorted by neighbour_less (empty
-  // slots allowed at the end). Thread-safe.
+  // slots allowed at the end). Thread-safe. merge_col: of column j (both
+  // ways).
   void merge_row(std::size_t i, const Neighbour<T>* sorted, std::size_t count) {
-    std::lock_guard<std::mutex> lock(locks_[i % kLockStripes]);
-    T* d = distances_ + i * k_;
-    std::int64_t* x = indices_ + i * k_;
+    merge_into(0, i, sorted, count);
+  }
+  void merge_col(std::size_t j, const Neighbour<T>* sorted, std::size_t count) {
+    if (!bothWays_) throw std::logic_error("KnnConsumer: no column lists (not both ways)");
+    merge_into(1, j, sorted, count);
+  }
+
+  void finish() override {
+    for (int side = 0; side < 2; ++side) {
+      const Side& s = sides_[side];
+      for (std::size_t e = 0; e < s.count * s.k; ++e) {
+        if (s.indices[e] < 0) {
+          throw std::logic_error(std::string("KnnConsumer: ") + (side ? "column " : "row ") +
+                                 std::to_string(e / s.k) + " received fewer than k candidates");
+        }
+      }
+    }
+  }
+
+  void poison() noexcept override {
+    for (const Side& s : sides_) {
+      for (std::size_t e = 0; e < s.count * s.k; ++e) {
+        s.distances[e] = std::numeric_limits<T>::quiet_NaN();
+        s.indices[e] = -1;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kLockStripes = 1024;
+
+  // One side's lists: count rows (or columns) of k entries.
+  struct Side {
+    T* distances = nullptr;
+    std::int64_t* indices = nullptr;
+    std::size_t count = 0;
+    std::size_t k = 0;
+  };
+
+  TriangleSkipMode skip_mode() const {
+    return symmetric_ ? TriangleSkipMode::LowerTriangleSkipDiag : TriangleSkipMode::None;
+  }
+  std::mutex& lock_of(int side, std::size_t i) {
+    return locks_[static_cast<std::size_t>(side) * kLockStripes + i % kLockStripes];
+  }
+
+  void merge_into(int side, std::size_t i, const Neighbour<T>* sorted, std::size_t count) {
+    const Side& s = sides_[side];
+    const std::size_t k = s.k;
+    std::lock_guard<std::mutex> lock(lock_of(side, i));
+    T* d = s.distances + i * k;
+    std::int64_t* x = s.indices + i * k;
     // Most candidate lists of a long run hold nothing below the current k-th.
-    if (count == 0 || !neighbour_less(sorted[0], Neighbour<T>{d[k_ - 1], x[k_ - 1]})) return;
+    if (count == 0 || !neighbour_less(sorted[0], Neighbour<T>{d[k - 1], x[k - 1]})) return;
     // Merge the current list (sorted, length k) and the candidates into the
     // k smallest; `merged` is per thread, reused.
     thread_local std::vector<Neighbour<T>> merged;
-    merged.resize(k_);
+    merged.resize(k);
     std::size_t a = 0, c = 0;
-    for (std::size_t out = 0; out < k_; ++out) {
-      const Neighbour<T> cur{d[a < k_ ? a : 0], a < k_ ? x[a] : -1};
+    for (std::size_t out = 0; out < k; ++out) {
+      const Neighbour<T> cur{d[a < k ? a : 0], a < k ? x[a] : -1};
       const Neighbour<T> next = c < count ? sorted[c] : Neighbour<T>{T(0), -1};
       if (c < count && neighbour_less(next, cur)) {
         merged[out] = next;
@@ -160,51 +238,26 @@ class KnnConsumer final : public BlockConsumer<T> {
         ++a;
       }
     }
-    for (std::size_t e = 0; e < k_; ++e) {
+    for (std::size_t e = 0; e < k; ++e) {
       d[e] = merged[e].distance;
       x[e] = merged[e].index;
     }
   }
 
-  void finish() override {
-    for (std::size_t e = 0; e < rows_ * k_; ++e) {
-      if (indices_[e] < 0) {
-        throw std::logic_error("KnnConsumer: row " + std::to_string(e / k_) +
-                               " received fewer than k candidates");
-      }
-    }
-  }
-
-  void poison() noexcept override {
-    for (std::size_t e = 0; e < rows_ * k_; ++e) {
-      distances_[e] = std::numeric_limits<T>::quiet_NaN();
-      indices_[e] = -1;
-    }
-  }
-
- private:
-  static constexpr std::size_t kLockStripes = 1024;
-
-  TriangleSkipMode skip_mode() const {
-    return symmetric_ ? TriangleSkipMode::LowerTriangleSkipDiag : TriangleSkipMode::None;
-  }
-
-  // The k smallest of `cand`, sorted, merged into row i.
-  void merge_candidates(std::size_t i, std::vector<Neighbour<T>>& cand) {
+  // The k smallest of `cand`, sorted, merged into row i of `side`.
+  void merge_candidates(int side, std::size_t i, std::vector<Neighbour<T>>& cand) {
     if (cand.empty()) return;
-    const std::size_t keep = std::min(k_, cand.size());
+    const std::size_t keep = std::min(sides_[side].k, cand.size());
     if (keep < cand.size()) {
       std::nth_element(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(keep), cand.end(),
                        neighbour_less<T>);
     }
     std::sort(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(keep), neighbour_less<T>);
-    merge_row(i, cand.data(), keep);
+    merge_into(side, i, cand.data(), keep);
   }
 
-  T* distances_;
-  std::int64_t* indices_;
-  std::size_t rows_;
-  std::size_t k_;
+  Side sides_[2];
+  bool bothWays_ = false;
   bool symmetric_ = false;
   std::vector<std::mutex> locks_;
 };

@@ -49,8 +49,9 @@ inline std::size_t max_knn_segment_columns(std::size_t maxRows, std::size_t maxC
 
 // k nearest neighbours reduced on the device (k <= kMaxDeviceK, plane
 // sides below 2^32 - 1): every GPU keeps a list of the k smallest per owner
-// (row of the plane) and merges each block into them; the lists are merged
-// into the consumer once, at the end. A block downloads nothing.
+// (row of the plane; both ways, also per column, in lists of their own) and
+// merges each block into them; the lists are merged into the consumer once,
+// at the end. A block downloads nothing.
 template <typename T>
 class KnnStage final : public GpuBlockStage<T> {
  public:
@@ -61,10 +62,15 @@ class KnnStage final : public GpuBlockStage<T> {
   static bool fits(std::size_t k, const PairPlane& plane) {
     return k >= 1 && k <= kMaxDeviceK && plane.nRows < kEmptyIndex && plane.nCols < kEmptyIndex;
   }
+  static bool fits(const KnnConsumer<T>& consumer, const PairPlane& plane) {
+    return fits(consumer.k(), plane) && (!consumer.both_ways() || fits(consumer.k_cols(), plane));
+  }
 
   KnnStage(KnnConsumer<T>& consumer, PairPlane plane) : consumer_(consumer), plane_(plane) {
-    if (!fits(consumer.k(), plane)) throw std::logic_error("KnnStage: k or the plane out of range");
+    if (!fits(consumer, plane)) throw std::logic_error("KnnStage: k or the plane out of range");
     K_ = static_cast<int>(consumer.k());
+    bothWays_ = consumer.both_ways();
+    KC_ = bothWays_ ? static_cast<int>(consumer.k_cols()) : K_;
   }
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
@@ -73,13 +79,19 @@ class KnnStage final : public GpuBlockStage<T> {
 
   struct State final : DeviceState {
     DeviceArray<KnnEntry<T>> lists;
+    DeviceArray<KnnEntry<T>> colLists;  // both ways
     DeviceArray<KnnEntry<T>> scratch[2];
     CudaEvent merged;  // after the last enqueued block's merges
   };
+  // Whether every block's columns are merged too: into the row lists (the
+  // symmetric plane) or the column lists (both ways).
+  bool with_columns() const { return plane_.symmetric() || bothWays_; }
   std::uint64_t device_bytes(std::size_t maxRows, std::size_t maxCols) const override {
     const std::uint64_t entry = sizeof(KnnEntry<T>) * static_cast<std::uint64_t>(K_);
+    const std::uint64_t colEntry = sizeof(KnnEntry<T>) * static_cast<std::uint64_t>(KC_);
     std::uint64_t bytes = plane_.nRows * entry;  // lists
-    if (plane_.symmetric()) bytes += 2 * detail::max_knn_segment_columns(maxRows, maxCols) * entry;
+    if (bothWays_) bytes += plane_.nCols * colEntry;
+    if (with_columns()) bytes += 2 * detail::max_knn_segment_columns(maxRows, maxCols) * colEntry;
     return bytes;
   }
   std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler& s) override {
@@ -88,10 +100,16 @@ class KnnStage final : public GpuBlockStage<T> {
     // All bits set: index kEmptyIndex, every entry empty.
     MPCF_CUDA_TRY(cudaMemsetAsync(st->lists.data(), 0xff, st->lists.bytes(), ctx.compute_stream()));
     MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
-    if (plane_.symmetric()) {
+    if (bothWays_) {
+      st->colLists = ctx.allocate<KnnEntry<T>>(plane_.nCols * std::size_t(KC_));
+      MPCF_CUDA_TRY(
+          cudaMemsetAsync(st->colLists.data(), 0xff, st->colLists.bytes(), ctx.compute_stream()));
+      MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
+    }
+    if (with_columns()) {
       const std::size_t segCols =
           detail::max_knn_segment_columns(s.max_block_rows(), s.max_block_cols());
-      for (int k = 0; k < 2; ++k) st->scratch[k] = ctx.allocate<KnnEntry<T>>(segCols * K_);
+      for (int k = 0; k < 2; ++k) st->scratch[k] = ctx.allocate<KnnEntry<T>>(segCols * KC_);
     }
     return st;
   }
@@ -106,12 +124,12 @@ class KnnStage final : public GpuBlockStage<T> {
     const std::int64_t shift =
         static_cast<std::int64_t>(block.rows.first) - static_cast<std::int64_t>(block.cols.first);
     std::uint32_t segs = 0;
-    if (plane_.symmetric()) {
+    if (with_columns()) {
       // The segment lists need no list: they run beside the other stream.
       segs = static_cast<std::uint32_t>(detail::knn_segments(nr, nc));
       const dim3 grid((nc + 31) / 32, segs);
       knn_cols_kernel<T><<<grid, kKnnStripThreads, 0, stream>>>(
-          deviceBlock, nr, nc, shift, plane_.skip, K_,
+          deviceBlock, nr, nc, shift, plane_.skip, KC_,
           static_cast<std::uint32_t>(detail::knn_segment_rows(nr, nc)), rowBase,
           st.scratch[slot].data());
       MPCF_CUDA_CHECK_LAUNCH();
@@ -121,9 +139,10 @@ class KnnStage final : public GpuBlockStage<T> {
     knn_rows_kernel<T><<<detail::grid_for(std::uint64_t(nr) * 32, 256), 256, 0, stream>>>(
         deviceBlock, nr, nc, shift, plane_.skip, K_, rowBase, colBase, st.lists.data());
     MPCF_CUDA_CHECK_LAUNCH();
-    if (plane_.symmetric()) {
+    if (with_columns()) {
       knn_cols_merge_kernel<T><<<detail::grid_for(std::uint64_t(nc) * 32, 256), 256, 0, stream>>>(
-          st.scratch[slot].data(), nc, segs, K_, colBase, st.lists.data());
+          st.scratch[slot].data(), nc, segs, KC_, colBase,
+          bothWays_ ? st.colLists.data() : st.lists.data());
       MPCF_CUDA_CHECK_LAUNCH();
     }
     st.merged.record(stream);
@@ -136,27 +155,42 @@ class KnnStage final : public GpuBlockStage<T> {
 
   void finish_device(DeviceState& base, GpuContext& ctx) override {
     State& st = static_cast<State&>(base);
-    std::vector<KnnEntry<T>> host(st.lists.size());
-    MPCF_CUDA_TRY(cudaMemcpyAsync(host.data(), st.lists.data(), st.lists.bytes(),
-                                  cudaMemcpyDeviceToHost, ctx.download_stream()));
-    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.download_stream()));
-    std::vector<Neighbour<T>> list;
-    list.reserve(K_);
-    for (std::size_t i = 0; i < plane_.nRows; ++i) {
-      list.clear();
-      for (int m = 0; m < K_; ++m) {
-        const KnnEntry<T>& e = host[i * K_ + m];
-        if (e.index == kEmptyIndex) break;
-        list.push_back({e.value, static_cast<std::int64_t>(e.index)});
-      }
-      if (!list.empty()) consumer_.merge_row(i, list.data(), list.size());
-    }
+    merge_lists(st.lists, plane_.nRows, K_, ctx, false);
+    if (bothWays_) merge_lists(st.colLists, plane_.nCols, KC_, ctx, true);
   }
 
  private:
+  // Downloads `owners` lists of K and merges them into the consumer's rows
+  // (or columns).
+  void merge_lists(const DeviceArray<KnnEntry<T>>& lists, std::size_t owners, int K,
+                   GpuContext& ctx, bool columns) {
+    std::vector<KnnEntry<T>> host(lists.size());
+    MPCF_CUDA_TRY(cudaMemcpyAsync(host.data(), lists.data(), lists.bytes(), cudaMemcpyDeviceToHost,
+                                  ctx.download_stream()));
+    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.download_stream()));
+    std::vector<Neighbour<T>> list;
+    list.reserve(K);
+    for (std::size_t i = 0; i < owners; ++i) {
+      list.clear();
+      for (int m = 0; m < K; ++m) {
+        const KnnEntry<T>& e = host[i * K + m];
+        if (e.index == kEmptyIndex) break;
+        list.push_back({e.value, static_cast<std::int64_t>(e.index)});
+      }
+      if (list.empty()) continue;
+      if (columns) {
+        consumer_.merge_col(i, list.data(), list.size());
+      } else {
+        consumer_.merge_row(i, list.data(), list.size());
+      }
+    }
+  }
+
   KnnConsumer<T>& consumer_;
   PairPlane plane_;
   int K_ = 1;
+  int KC_ = 1;  // the column side's k (both ways; else K_)
+  bool bothWays_ = false;
 };
 
 // kNN: on the device when k and the plane fit KnnStage, else the blocks go
@@ -167,7 +201,7 @@ struct GpuStageFor<ConsumerKind::Knn> {
   using Consumer = KnnConsumer<T>;
   template <typename T>
   static std::unique_ptr<GpuBlockStage<T>> make(Consumer<T>& knn, const PairPlane& plane) {
-    if (KnnStage<T>::fits(knn.k(), plane)) return std::make_unique<KnnStage<T>>(knn, plane);
+    if (KnnStage<T>::fits(knn, plane)) return std::make_unique<KnnStage<T>>(knn, plane);
     return std::make_unique<IdentityStage<T>>(knn, plane, false);
   }
 };
