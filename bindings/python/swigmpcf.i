@@ -54,6 +54,10 @@ MPCF_ADDRESS_ARG(uint64_t* shape)
 MPCF_ADDRESS_ARG(const int* device_ids)
 MPCF_ADDRESS_ARG(void* distances)
 MPCF_ADDRESS_ARG(int64_t* indices)
+MPCF_ADDRESS_ARG(void* x_distances)
+MPCF_ADDRESS_ARG(int64_t* x_indices)
+MPCF_ADDRESS_ARG(void* y_distances)
+MPCF_ADDRESS_ARG(int64_t* y_indices)
 MPCF_ADDRESS_ARG(const void* V)
 
 /* ---- [tda] barcodes, pointwise operations, read-out and files ---------- */

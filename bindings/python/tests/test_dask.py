@@ -214,16 +214,28 @@ def test_knn_among_y(client, rng):
     assert d.tobytes() == single_d.tobytes() and np.array_equal(i, single_i)
 
 
-def test_knn_tiles_as_on_gpus(rng, monkeypatch):
-    # With CUDA a tile below the diagonal is two libmpcf knn calls (rows
-    # among columns, columns among rows) instead of one cdist: the same bits.
-    # Run here on the CPU through the local scheduler (this process).
-    monkeypatch.setattr(_dask_tasks, "on_gpu", lambda info: True)
-    X = random_pcfs(rng, 31)
-    for p in (1, 2.5, np.inf):
-        want_d, want_i = mpcf.knn(X, 4, p=p)
-        d, i = mdask.knn(X, 4, p=p, chunks=6)
-        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+def test_knn_tile_below_the_diagonal_is_one_pass(rng):
+    # A tile below the diagonal is one libmpcf knn both ways (every pair
+    # computed once): the lists of both row blocks, as knn of the rows among
+    # the columns and of the columns among the rows give them.
+    X = mpcf.PcfCollection(random_pcfs(rng, 12))
+    rows, cols = X.slice(6, 12), X.slice(0, 6)
+    for backend in ("cpu", "auto"):
+        for p in (1, 2.5, np.inf):
+            want_r = mpcf.knn(rows, 3, cols, p=p, backend=backend)
+            want_c = mpcf.knn(cols, 3, rows, p=p, backend=backend)
+            (d_r, i_r), (d_c, i_c) = _dask_tasks.knn_below_diagonal(
+                X, 6, 12, 0, 6, 3, p, (None, backend, 2, None))
+            assert d_r.tobytes() == want_r[0].tobytes() and np.array_equal(i_r, want_r[1])
+            assert d_c.tobytes() == want_c[0].tobytes() and np.array_equal(i_c, want_c[1] + 6)
+        info = mpcf.last_task_info()  # of the tile's one call
+        assert info["threads"] == 2
+        # Every pair of the tile once: 6 x 6 pairs.
+        assert info["merge_steps"] == 6 * (rows.total_breakpoints + cols.total_breakpoints)
+    # Fewer candidates than k on one side: each side's k is its own.
+    (d_r, _), (d_c, _) = _dask_tasks.knn_below_diagonal(X, 4, 12, 0, 2, 3, 1.0,
+                                                        (None, "cpu", 1, None))
+    assert d_r.shape == (8, 2) and d_c.shape == (2, 3)
 
 
 def test_auto_knn_tiles_for_gpu_workers():
@@ -301,41 +313,11 @@ def test_knn_auto_chunks_follow_the_gpus(rng, monkeypatch):
     assert d.tobytes() == want_d.tobytes() and tiles == [(20, 40, 0, 20)]
 
 
-def test_knn_tile_follows_the_backend_libmpcf_chooses(rng, monkeypatch):
-    # The tile below the diagonal asks libmpcf where its knn runs (its
-    # account at the start, not a rule of its own): where libmpcf computes
-    # on the CPU, that knn is cancelled and one cdist computes the tile.
-    X = mpcf.PcfCollection(random_pcfs(rng, 12))
-    seen, cdists = [], []
-    real_on_gpu, real_cdist = _dask_tasks.on_gpu, _dask_tasks._ops.cdist
-    monkeypatch.setattr(_dask_tasks, "on_gpu", lambda info: seen.append(info) or real_on_gpu(info))
-    monkeypatch.setattr(_dask_tasks._ops, "cdist",
-                        lambda *a, **kw: cdists.append(1) or real_cdist(*a, **kw))
-    want_d, want_i = mpcf.knn(X, 3)
-    for backend in ("cpu", "auto"):
-        seen.clear(), cdists.clear()
-        rows, cols = _dask_tasks.knn_below_diagonal(X, 6, 12, 0, 6, 3, 1.0,
-                                                    (None, backend, 2, None))
-        info = seen[0]
-        assert len(seen) == 1 and len(cdists) == 1
-        assert info["backend"] == "cpu" and info["threads"] == 2
-        if backend == "cpu":
-            assert info["reason"] == "requested"
-        else:
-            assert info["reason"].startswith("auto: ")
-            if not mpcf.has_cuda():
-                assert info["reason"] == "auto: libmpcf was built without CUDA"
-        # Every pair of the tile is computed: 6 x 6 pairs of the CPU's cdist.
-        assert info["merge_steps"] == 6 * (X.slice(6, 12).total_breakpoints
-                                           + X.slice(0, 6).total_breakpoints)
-        assert rows[0].shape == cols[0].shape == (6, 3)
-
-
 @pytest.mark.gpu
 def test_cuda_tiles_have_the_bits_of_the_single_cuda_calls(client, rng):
     # backend="cuda" on the workers: pdist tiles and the knn tiles below the
-    # diagonal as two libmpcf knn calls (rows among columns, columns among
-    # rows), against the single-process CUDA calls.
+    # diagonal (one libmpcf knn both ways each), against the single-process
+    # CUDA calls.
     for dtype in (np.float32, np.float64):
         X = random_pcfs(rng, 1201, max_m=40, dtype=dtype)
         for p in (1, 2.5, np.inf):
@@ -355,14 +337,7 @@ def test_knn_keeps_the_shape_of_x(client, rng):
     assert d.shape == (3, 4, 3) and d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
 
 
-def test_smallest_per_row_orders_ties_by_index():
-    D = np.array([[3.0, 1.0, 1.0, np.inf, 0.0, 1.0],
-                  [np.inf, np.inf, 2.0, np.inf, 2.0, 2.0]])
-    d, i = _dask_tasks.smallest(D, 3, 10)
-    assert d.tolist() == [[0.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
-    assert i.tolist() == [[14, 11, 12], [12, 14, 15]]
-    d, i = _dask_tasks.smallest(D, 5, 0)
-    assert i.tolist() == [[4, 1, 2, 5, 0], [2, 4, 5, 0, 1]]
+def test_merge_orders_ties_by_index():
     d, i = _dask_tasks.merge_knn(2, (np.array([[1.0, 2.0]]), np.array([[7, 3]])),
                                  (np.array([[1.0]]), np.array([[5]])))
     assert d.tolist() == [[1.0, 1.0]] and i.tolist() == [[5, 7]]

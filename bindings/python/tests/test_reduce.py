@@ -13,6 +13,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from scipy.spatial.distance import squareform
 
 import mpcf
+from mpcf import _reduce
 from conftest import BACKENDS, RTOL
 
 
@@ -64,6 +65,44 @@ def test_knn_matches_brute_force(rng, backend, dtype, p):
     np.testing.assert_array_equal(d, want_d)
     cpu_d, _ = brute_knn(squareform(mpcf.pdist(X, p, backend="cpu"), checks=False), 6, True)
     np.testing.assert_allclose(d, cpu_d, rtol=RTOL[dtype])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("p", [1, 2.5, np.inf])
+def test_knn_both_ways(rng, backend, p):
+    # One pass over X x Y: X's lists among Y and Y's among X, against
+    # brute-force top-k of the rows and the columns of the same backend's
+    # cdist, and bit for bit the two knn calls.
+    X = random_pcfs(rng, 41, max_m=5, grid=True)
+    Y = random_pcfs(rng, 26, max_m=5, grid=True)
+    C = mpcf.cdist(X, Y, p, backend=backend)
+    (xd, xi), (yd, yi) = _reduce.knn_both(X, Y, 7, 12, p=p, backend=backend)
+    want_xd, want_xi = brute_knn(C, 7, False)
+    want_yd, want_yi = brute_knn(C.T.copy(), 12, False)
+    np.testing.assert_array_equal(xi, want_xi)
+    np.testing.assert_array_equal(xd, want_xd)
+    np.testing.assert_array_equal(yi, want_yi)
+    np.testing.assert_array_equal(yd, want_yd)
+    d, i = mpcf.knn(X, 7, Y, p=p, backend=backend)
+    assert d.tobytes() == xd.tobytes() and np.array_equal(i, xi)
+    d, i = mpcf.knn(Y, 12, X, p=p, backend=backend)
+    assert d.tobytes() == yd.tobytes() and np.array_equal(i, yi)
+
+
+def test_knn_both_ways_checks():
+    X = [[(0, 1), (1, 0)], [(0, 2), (1, 0)], [(0, 5), (2, 0)]]
+    Y = [[(0, 0), (1, 0)], [(0, 3), (1, 0)]]
+    with pytest.raises(mpcf.InvalidArgumentError, match="k_x: k = 3 is more than the 2 functions of Y"):
+        _reduce.knn_both(X, Y, 3, 1)
+    with pytest.raises(mpcf.InvalidArgumentError, match="k_y: k = 4 is more than the 3 functions of X"):
+        _reduce.knn_both(X, Y, 1, 4)
+    with pytest.raises(mpcf.InvalidArgumentError, match="p = 0.5"):
+        _reduce.knn_both(X, Y, 1, 1, p=0.5)
+    # Values worked out by hand: X0 = 1, X1 = 2 on [0, 1), X2 = 5 on [0, 2);
+    # Y0 = 0, Y1 = 3 on [0, 1).
+    (xd, xi), (yd, yi) = _reduce.knn_both(X, Y, 2, 3, backend="cpu")
+    assert xd.tolist() == [[1, 2], [1, 2], [7, 10]] and xi.tolist() == [[0, 1], [1, 0], [1, 0]]
+    assert yd.tolist() == [[1, 2, 10], [1, 2, 7]] and yi.tolist() == [[0, 1, 2], [1, 0, 2]]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

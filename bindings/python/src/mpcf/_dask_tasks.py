@@ -157,58 +157,14 @@ def knn_below_diagonal(X: PcfCollection, i0: int, i1: int, j0: int, j1: int, k: 
                        settings: Settings) -> Tuple[KnnLists, KnnLists]:
     """A tile below the diagonal (j1 <= i0) serves two row blocks: the rows
     i0..i1-1 find candidates among j0..j1-1, and the rows j0..j1-1 among
-    i0..i1-1. Returns (lists of rows i0.., lists of rows j0..).
-
-    On the CPU one cdist computes every pair of the tile once (as the
-    single-process knn does) and both lists are cut from it. On GPUs the
-    tile is two libmpcf knn calls instead, rows among columns and columns
-    among rows: the GPU computes each pair twice faster than the host would
-    select from a dense tile, and the k smallest are chosen on the device.
-    Which backend computes is libmpcf's choice (backend "auto" is its rule),
-    read when the first knn starts: on the CPU that knn is cancelled at once
-    for the cdist (the cdist has the knn's pairs, so libmpcf chooses the
-    same)."""
-    opts = options(settings)
+    i0..i1-1. Returns (lists of rows i0.., lists of rows j0..): one libmpcf
+    knn both ways (mpcf_knn_both), every pair of the tile computed once and
+    the k smallest of both sides chosen where it is computed (on a GPU, on
+    the device), as the single-process knn does."""
     rows, cols = X.slice(i0, i1), X.slice(j0, j1)
-    found = _reduce.knn_if(on_gpu, rows, min(k, j1 - j0), cols, p=p, **opts)
-    if found is not None:
-        d_rows, i_rows = found
-        d_cols, i_cols = _reduce.knn(cols, min(k, i1 - i0), rows, p=p, **opts)
-        return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
-    D = _ops.cdist(rows, cols, p, **opts)
-    return smallest(D, k, j0), smallest(D.T, k, i0)
-
-
-def on_gpu(info: Dict[str, Any]) -> bool:
-    """Whether libmpcf computes a task on a GPU, from its account of the
-    task (mpcf.last_task_info's fields)."""
-    return info["backend"] == "cuda"
-
-
-def smallest(D: np.ndarray, k: int, first_index: int) -> KnnLists:
-    """For each row of D, its min(k, columns) smallest entries ascending by
-    (value, column), and their columns + first_index (int64). This is the
-    order of mpcf.knn: equal values go to the smaller index, inf comes last."""
-    rows, cols = D.shape
-    k = min(k, cols)
-    if k == 0:
-        return np.empty((rows, 0), dtype=D.dtype), np.empty((rows, 0), dtype=np.int64)
-    if k == cols or np.isnan(D).any():
-        # Every column, or NaN (which no comparison selects): a full sort.
-        picked = np.broadcast_to(np.arange(cols), (rows, cols))
-    else:
-        # The k-th smallest value of each row, then all entries below it and
-        # as many entries equal to it as are needed, lowest columns first.
-        kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
-        below = D < kth
-        tied = D == kth
-        room = k - below.sum(axis=1, keepdims=True)
-        take = below | (tied & (np.cumsum(tied, axis=1) <= room))
-        picked = np.nonzero(take)[1].reshape(rows, k)  # ascending columns per row
-    values = np.take_along_axis(D, picked, axis=1)
-    order = np.argsort(values, axis=1, kind="stable")[:, :k]  # stable: ties keep column order
-    return (np.take_along_axis(values, order, axis=1),
-            np.take_along_axis(picked, order, axis=1).astype(np.int64) + first_index)
+    (d_rows, i_rows), (d_cols, i_cols) = _reduce.knn_both(
+        rows, cols, min(k, j1 - j0), min(k, i1 - i0), p=p, **options(settings))
+    return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
 
 
 def merge_parts(k: int, parts: Sequence[Any], sides: Sequence[int]) -> KnnLists:

@@ -146,14 +146,8 @@ def last_task_info() -> Optional[Dict[str, Any]]:
     return dict(info) if info is not None else None
 
 
-def _run_task(start: Callable[[], Any], progress: bool, desc: str,
-              proceed: Optional[Callable[[Dict[str, Any]], bool]] = None) -> bool:
+def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> bool:
     """Starts a task with `start()` and polls it to the end; True.
-
-    `proceed`, if given, sees libmpcf's account of the task right after the
-    start (the backend libmpcf chose, as last_task_info gives it); when it
-    answers False the task is cancelled and waited for, and this returns
-    False.
 
     The caller keeps the output array referenced for the whole call. On any
     exception (KeyboardInterrupt included) the task is cancelled and waited
@@ -167,10 +161,6 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str,
     task = None
     try:
         task = check(start())
-        if proceed is not None and not proceed(_account(check(swig.mpcf_task_info_get(task)))):
-            swig.mpcf_task_cancel(task)
-            swig.mpcf_task_wait(task, -1.0)
-            return False
         while True:
             status = swig.mpcf_task_wait(task, _POLL_SECONDS)
             if status != swig.MPCF_RUNNING:

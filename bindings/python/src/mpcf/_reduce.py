@@ -11,7 +11,7 @@ shape or GPU count on one backend.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -114,26 +114,40 @@ def knn(
     return _knn(X, k, Y, p, window, backend, threads, devices, progress, components)
 
 
-def knn_if(
-    proceed: Callable[[Dict[str, Any]], bool],
+def knn_both(
     X: PcfsLike,
-    k: int,
-    Y: Optional[PcfsLike] = None,
+    Y: PcfsLike,
+    k_x: int,
+    k_y: int,
     *,
     p: float = 1,
     window: Optional[Sequence[float]] = None,
     backend: str = "auto",
     threads: Optional[int] = None,
     devices: Optional[Iterable[int]] = None,
-) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """:func:`knn`, or None where ``proceed`` refuses libmpcf's account of
-    the task at its start (``proceed(info)``, ``info`` as
-    :func:`mpcf.last_task_info` gives it: the backend is chosen then); the
-    task is then cancelled before it has done much."""
-    return _knn(X, k, Y, p, window, backend, threads, devices, False, False, proceed)
+) -> Tuple[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]:
+    """``(knn(X, k_x, Y), knn(Y, k_y, X))`` with the same bits, from one pass
+    over the pairs (each distance computed once: libmpcf's mpcf_knn_both).
+    For a tile off the diagonal of a split knn (mpcf.dask)."""
+    X, Yc = _inputs(X, Y, False)
+    k_x, k_y = count(k_x, "k_x"), count(k_y, "k_y")
+    p = exponent(p)
+    options = make_options(window, backend, threads, devices)
+    xd = np.empty(X.shape + (k_x,), dtype=X.dtype)
+    xi = np.empty(X.shape + (k_x,), dtype=np.int64)
+    yd = np.empty(Yc.shape + (k_y,), dtype=X.dtype)
+    yi = np.empty(Yc.shape + (k_y,), dtype=np.int64)
+    _run_task(
+        lambda: swig.mpcf_knn_both_start(
+            X._handle, Yc._handle, p, k_x, k_y, address(xd), address(xi), X.size * k_x,
+            address(yd), address(yi), Yc.size * k_y, options),
+        False,
+        "knn",
+    )
+    return (xd, xi), (yd, yi)
 
 
-def _knn(X, k, Y, p, window, backend, threads, devices, progress, components, proceed=None):
+def _knn(X, k, Y, p, window, backend, threads, devices, progress, components):
     X, Yc = _inputs(X, Y, components)
     k = count(k, "k")
     p = exponent(p)
@@ -142,15 +156,14 @@ def _knn(X, k, Y, p, window, backend, threads, devices, progress, components, pr
     distances = np.empty(X.shape + (k,), dtype=X.dtype)
     indices = np.empty(X.shape + (k,), dtype=np.int64)
     size = X.size * k
-    finished = _run_task(
+    _run_task(
         lambda: swig.mpcf_knn_start(
             X._handle, Yc._handle if Yc is not None else None, p, k, address(distances),
             address(indices), size, options),
         progress,
         "knn",
-        proceed,
     )
-    return (distances, indices) if finished else None
+    return distances, indices
 
 
 def _flag(value: Any, name: str) -> bool:

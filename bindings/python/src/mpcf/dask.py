@@ -603,12 +603,11 @@ def knn(
     Y, p=p)``.
 
     Without Y the neighbours are the other PCFs of X: tiles on the diagonal
-    are one libmpcf knn each; a tile below the diagonal is, on the CPU, one
-    cdist whose rows and columns both give candidate lists (every pair
-    computed once, as in the single-process call), and where libmpcf
-    computes the tile on a GPU (its choice under ``backend="auto"``, read
-    when the tile's first knn starts) two libmpcf knn calls, rows among
-    columns and columns among rows (the k smallest picked on the device). With Y, every tile is one libmpcf
+    are one libmpcf knn each; a tile below the diagonal is one libmpcf knn
+    both ways (mpcf_knn_both: the lists of its rows among its columns and
+    of its columns among its rows from one pass, every pair computed once
+    as in the single-process call, the k smallest picked where they are
+    computed, on a GPU on the device). With Y, every tile is one libmpcf
     knn of a slice of X among a slice of Y. The lists of a row block
     are merged on the workers by a tree of merges (``split_every`` lists per
     merge); the client receives O(n k) numbers. Neighbours are ascending by
