@@ -8,6 +8,8 @@ GPU through CUDA_VISIBLE_DEVICES, one thread), then times, in turns, best of
   * mpcf.knn(X, k) in this process on all GPUs (libmpcf's multi-GPU call);
   * mpcf.dask.knn(X, k, chunks=C) for every C of --chunks ("auto" is the
     default tiling, which asks the workers how many GPUs they compute on);
+  * the same with chunks="auto" on X scattered to the workers beforehand
+    (mpcf.dask.scatter: the transfer of the collection left out);
 
 and checks that every result has the single-process call's bits. Input: the
 DESIGN section 6 PCFs (t_0 = 0, gaps uniform(0.05, 1), values uniform(0, 10),
@@ -87,6 +89,12 @@ def main() -> int:
                 cases[f"mpcf.dask, chunks={c}"] = (
                     lambda chunks=chunks: mpcf.dask.knn(X, args.k, chunks=chunks, client=client,
                                                         backend=args.backend))
+            # The collection sent to the workers once beforehand (mpcf.dask.scatter),
+            # as repeated computations over one collection do: the knn alone.
+            scattered = mpcf.dask.scatter(X, client=client)
+            cases["mpcf.dask, chunks=auto, X scattered beforehand"] = (
+                lambda: mpcf.dask.knn(scattered, args.k, chunks="auto", client=client,
+                                      backend=args.backend))
             best = {name: float("inf") for name in cases}
             same = {}
             for _ in range(args.repeat):
