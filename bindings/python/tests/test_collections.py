@@ -181,3 +181,38 @@ def test_collections_can_be_reused_and_shared():
         assert mpcf.pdist(X).tolist() == FGH_L1
     assert mpcf.cdist(X, X).shape == (3, 3)
     assert mpcf.cdist(X, X).tolist() == mpcf.pdist(X, layout="square").tolist()
+
+
+def test_pickle_round_trips_and_sends_arrays_out_of_band():
+    import pickle
+
+    from mpcf import _io
+
+    cases = [
+        mpcf.PcfCollection([[(0, 3), (1, 0)], [(0, 1)]]),
+        mpcf.PcfCollection([(0, 3), (1, 0)]),  # shape ()
+        mpcf.PcfCollection([[[(0, 1)], [(0, 2), (1, 0)]], [[(0, 5)], [(2, 1)]]], dtype=np.float32),
+        mpcf.PlfCollection([[(0, 0), (1, 2), (2, 0)], [(0, 1), (3, 1)]]),
+        mpcf.PcfCollection.from_csr(np.array([0], dtype=np.uint64), np.array([]), np.array([])),
+    ]
+    for X in cases:
+        for protocol in (2, 5):
+            Y = pickle.loads(pickle.dumps(X, protocol=protocol))
+            assert type(Y) is type(X) and Y.shape == X.shape and Y.dtype == X.dtype
+            for a, b in zip(X.to_csr(), Y.to_csr()):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+    # Protocol 5 (Dask's): the breakpoints travel out of band, not in the pickle.
+    X = cases[0]
+    buffers = []
+    data = pickle.dumps(X, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 3 and sum(memoryview(b).nbytes for b in buffers) == 8 * 3 + 8 * 3 + 8 * 3
+    Y = pickle.loads(data, buffers=buffers)
+    assert Y.to_list()[0].tolist() == [[0, 3], [1, 0]]
+
+    # Pickles of the earlier form (the PCF file's bytes) still load.
+    class Old:
+        def __reduce__(self):
+            return (_io.from_bytes, (_io.to_bytes(X), X.shape))
+
+    Z = pickle.loads(pickle.dumps(Old()))
+    assert type(Z) is mpcf.PcfCollection and [a.tolist() for a in Z.to_list()] == [[[0, 3], [1, 0]], [[0, 1]]]

