@@ -150,9 +150,9 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> bool:
     """Starts a task with `start()` and polls it to the end; True.
 
     The caller keeps the output array referenced for the whole call. On any
-    exception (KeyboardInterrupt included) the task is cancelled and waited
-    for before the exception propagates, so nothing writes into the output
-    after this returns or raises. Should an exception arrive between the C
+    exception (KeyboardInterrupt included) the task is cancelled, waited
+    for and destroyed (its thread joined) before the exception propagates,
+    so nothing writes into the output or runs after this returns or raises. Should an exception arrive between the C
     call and the assignment below, the dropped task object itself cancels
     and waits for the task (its destructor), still while the caller's output
     is alive.
@@ -177,6 +177,10 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> bool:
         if task is not None:
             swig.mpcf_task_cancel(task)
             swig.mpcf_task_wait(task, -1.0)
+            # Destroyed now (its thread joined), not when the traceback that
+            # holds this frame is dropped: after the raise nothing of the
+            # task is left, whoever keeps the exception.
+            task = None
         raise
     finally:
         if bar is not None:
