@@ -37,6 +37,8 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--chunks", default="auto,50000")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--task-stream", action="store_true",
+                    help="also print the Dask tasks' compute time of one call, per kind and worker")
     ap.add_argument("--backend", default="cuda", help="cpu: the same with CPU workers (2), "
                     "to try the script where there is no GPU")
     args = ap.parse_args()
@@ -103,6 +105,29 @@ def main() -> int:
                     d, i = run()
                     best[name] = min(best[name], time.perf_counter() - t0)
                     same[name] = bool(np.array_equal(d, ref_d) and np.array_equal(i, ref_i))
+            if args.task_stream:
+                # Where the time of one call goes: each Dask task's compute
+                # time, summed per kind of task and per worker.
+                from distributed import get_task_stream
+                with get_task_stream(client) as ts:
+                    t0 = time.perf_counter()
+                    cases["mpcf.dask, chunks=auto, X scattered beforehand"]()
+                    wall = time.perf_counter() - t0
+                from dask.utils import key_split
+                per_kind, per_worker = {}, {}
+                for task in ts.data:
+                    kind = key_split(task["key"])
+                    for ss in task["startstops"]:
+                        if ss["action"] != "compute":
+                            continue
+                        d = ss["stop"] - ss["start"]
+                        per_kind[kind] = per_kind.get(kind, 0.0) + d
+                        per_worker[task["worker"]] = per_worker.get(task["worker"], 0.0) + d
+                print(f"task stream of one call (X scattered), wall {wall:.3f} s:")
+                for kind, d in sorted(per_kind.items(), key=lambda kv: -kv[1]):
+                    print(f"  {kind}: {d:.3f} s of compute")
+                for worker, d in per_worker.items():
+                    print(f"  worker {worker}: {d:.3f} s busy")
             single = best["single process, all GPUs"]
             print("| case | time | / single process | same bits |")
             print("|---|---|---|---|")
