@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,35 @@ static int cand_cmp(const void* a, const void* b) {
   return x->j < y->j ? -1 : (x->j > y->j ? 1 : 0);
 }
 
+/* Each owner's k entries (of dtype) against the k smallest of its n
+ * candidates (distance, index) sorted by (distance, index): row i of D
+ * (owners x n), or column i of D (n x other) when transposed; the owner
+ * itself is no candidate when exclude_self. */
+static void check_lists(const char* what, const void* dist, const int64_t* idx, mpcf_dtype dtype,
+                        size_t owners, size_t k, const double* D, size_t n, int transposed,
+                        size_t other, int exclude_self) {
+  cand* row = (cand*)malloc(n * sizeof(cand) + 1);
+  for (size_t i = 0; i < owners; ++i) {
+    size_t m = 0;
+    for (size_t j = 0; j < n; ++j) {
+      if (exclude_self && j == i) continue;
+      row[m].d = transposed ? D[j * other + i] : D[i * n + j];
+      row[m].j = (int64_t)j;
+      ++m;
+    }
+    qsort(row, m, sizeof(cand), cand_cmp);
+    for (size_t q = 0; q < k; ++q) {
+      const double got = dtype == MPCF_FLOAT32 ? (double)((const float*)dist)[i * k + q]
+                                               : ((const double*)dist)[i * k + q];
+      if (idx[i * k + q] != row[q].j || !(got == row[q].d)) {
+        fail_msg("%s: list %zu, neighbour %zu is (%lld, %g), expected (%lld, %g)", what, i, q,
+                 (long long)idx[i * k + q], got, (long long)row[q].j, row[q].d);
+      }
+    }
+  }
+  free(row);
+}
+
 /* Runs knn and checks every row against a sort of its row of the matrix. */
 static void check_knn(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, double p, size_t k,
                       double a, double b) {
@@ -117,26 +147,9 @@ static void check_knn(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, do
   assert_int_equal(mpcf_knn_size(X, k, &size), MPCF_OK);
   assert_int_equal(size, nx * k);
   assert_int_equal(mpcf_knn(X, Y, p, k, dist, idx, nx * k, o), MPCF_OK);
-  cand* row = (cand*)malloc(ny * sizeof(cand));
-  for (size_t i = 0; i < nx; ++i) {
-    size_t m = 0;
-    for (size_t j = 0; j < ny; ++j) {
-      if (!Y && j == i) continue;
-      row[m].d = D[i * ny + j];
-      row[m].j = (int64_t)j;
-      ++m;
-    }
-    qsort(row, m, sizeof(cand), cand_cmp);
-    for (size_t q = 0; q < k; ++q) {
-      const double got = dtype == MPCF_FLOAT32 ? (double)((float*)dist)[i * k + q]
-                                               : ((double*)dist)[i * k + q];
-      if (idx[i * k + q] != row[q].j || !(got == row[q].d)) {
-        fail_msg("dtype %d p %g k %zu: row %zu, neighbour %zu is (%lld, %g), expected (%lld, %g)",
-                 (int)dtype, p, k, i, q, (long long)idx[i * k + q], got, (long long)row[q].j,
-                 row[q].d);
-      }
-    }
-  }
+  char what[64];
+  snprintf(what, sizeof what, "knn dtype %d p %g k %zu", (int)dtype, p, k);
+  check_lists(what, dist, idx, dtype, nx, k, D, ny, 0, 0, !Y);
   /* The same bits with other thread counts and blocks. */
   const int threads[] = {1, 16, 3};
   const uint64_t maxElements[] = {0, 7 * 7, 1};
@@ -151,7 +164,6 @@ static void check_knn(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtype, do
     free(idx2);
     mpcf_options_destroy(o2);
   }
-  free(row);
   free(dist);
   free(idx);
   free(D);
@@ -177,30 +189,6 @@ static void test_knn_random(void** s) {
   pcf_set_free(&ys);
 }
 
-/* Row i of `got` (k entries of dtype) against the k smallest of the n
- * candidates (d[q], q) sorted by (distance, index). */
-static void check_lists(const char* what, const void* dist, const int64_t* idx, mpcf_dtype dtype,
-                        size_t owners, size_t k, const double* D, size_t n, int transposed,
-                        size_t other) {
-  cand* row = (cand*)malloc(n * sizeof(cand));
-  for (size_t i = 0; i < owners; ++i) {
-    for (size_t j = 0; j < n; ++j) {
-      row[j].d = transposed ? D[j * other + i] : D[i * n + j];
-      row[j].j = (int64_t)j;
-    }
-    qsort(row, n, sizeof(cand), cand_cmp);
-    for (size_t q = 0; q < k; ++q) {
-      const double got = dtype == MPCF_FLOAT32 ? (double)((const float*)dist)[i * k + q]
-                                               : ((const double*)dist)[i * k + q];
-      if (idx[i * k + q] != row[q].j || !(got == row[q].d)) {
-        fail_msg("%s: list %zu, neighbour %zu is (%lld, %g), expected (%lld, %g)", what, i, q,
-                 (long long)idx[i * k + q], got, (long long)row[q].j, row[q].d);
-      }
-    }
-  }
-  free(row);
-}
-
 /* mpcf_knn_both: X's lists among Y and Y's among X from one pass, against
  * sorts of the rows and the columns of the cdist matrix, and bit for bit
  * mpcf_knn(X, Y, kx) and mpcf_knn(Y, X, ky), for thread counts and blocks. */
@@ -217,8 +205,8 @@ static void check_knn_both(const pcf_set* xs, const pcf_set* ys, mpcf_dtype dtyp
   void* yd = malloc(ny * ky * esz + 1);
   int64_t* yi = (int64_t*)malloc(ny * ky * sizeof(int64_t) + 1);
   assert_int_equal(mpcf_knn_both(X, Y, p, kx, ky, xd, xi, nx * kx, yd, yi, ny * ky, o), MPCF_OK);
-  check_lists("X among Y", xd, xi, dtype, nx, kx, D, ny, 0, 0);
-  check_lists("Y among X", yd, yi, dtype, ny, ky, D, nx, 1, ny);
+  check_lists("X among Y", xd, xi, dtype, nx, kx, D, ny, 0, 0, 0);
+  check_lists("Y among X", yd, yi, dtype, ny, ky, D, nx, 1, ny, 0);
   void* d1 = malloc(nx * kx * esz + 1);
   int64_t* i1 = (int64_t*)malloc(nx * kx * sizeof(int64_t) + 1);
   void* d2 = malloc(ny * ky * esz + 1);

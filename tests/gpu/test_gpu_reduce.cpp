@@ -48,6 +48,34 @@ KnnResult run_knn(mpcf_pcfs* X, mpcf_pcfs* Y, mpcf_dtype dtype, double p, std::s
   return r;
 }
 
+// Each owner's k neighbours in r against a sort (by distance, then index)
+// of its candidates in the full matrix D (ny columns): row i, or column i
+// (columns), the owner itself left out (excludeSelf): the same distances,
+// bit for bit, and the same neighbours.
+void check_lists(const char* what, double p, const KnnResult& r, mpcf_dtype dtype,
+                 const std::vector<double>& D, std::size_t ny, std::size_t owners,
+                 std::size_t others, std::size_t k, bool columns, bool excludeSelf) {
+  std::vector<std::pair<double, std::size_t>> row;
+  for (std::size_t i = 0; i < owners; ++i) {
+    row.clear();
+    for (std::size_t j = 0; j < others; ++j) {
+      if (excludeSelf && j == i) continue;
+      row.emplace_back(columns ? D[j * ny + i] : D[i * ny + j], j);
+    }
+    std::sort(row.begin(), row.end());
+    for (std::size_t q = 0; q < k; ++q) {
+      const std::size_t e = i * k + q;
+      const double got = element(r.dist, dtype, e);
+      if (r.idx[e] != static_cast<std::int64_t>(row[q].second) || got != row[q].first) {
+        std::printf("%s p=%g k=%zu %s %zu, neighbour %zu: GPU (%lld, %.17g), matrix (%zu, %.17g)\n",
+                    what, p, k, columns ? "column" : "row", i, q, static_cast<long long>(r.idx[e]),
+                    got, row[q].second, row[q].first);
+        fail();
+      }
+    }
+  }
+}
+
 // GPU kNN against a sort (by distance, then index) of the GPU's own full
 // matrix: the same distances, bit for bit, and the same neighbours; the
 // CPU's kNN within tolerance (the GPU contracts multiply-adds); the same
@@ -61,25 +89,10 @@ void check_knn(const Pcfs& P, const Pcfs* Q, mpcf_dtype dtype, double p, std::si
   const KnnResult g = run_knn(X, Y, dtype, p, k, nx, gpu);
   const KnnResult c = run_knn(X, Y, dtype, p, k, nx, cpu);
   const auto D = full_matrix(X, Y, dtype, p, nx, ny, gpu);
-  std::vector<std::pair<double, std::size_t>> row;
-  for (std::size_t i = 0; i < nx; ++i) {
-    row.clear();
-    for (std::size_t j = 0; j < ny; ++j) {
-      if (!Q && j == i) continue;
-      row.emplace_back(D[i * ny + j], j);
-    }
-    std::sort(row.begin(), row.end());
-    for (std::size_t q = 0; q < k; ++q) {
-      const std::size_t e = i * k + q;
-      const double gd = element(g.dist, dtype, e);
-      if (g.idx[e] != static_cast<std::int64_t>(row[q].second) || gd != row[q].first) {
-        std::printf("knn p=%g k=%zu row %zu, neighbour %zu: GPU (%lld, %.17g), matrix (%zu, %.17g)\n",
-                    p, k, i, q, static_cast<long long>(g.idx[e]), gd, row[q].second, row[q].first);
-        fail();
-      }
-      const double cd = element(c.dist, dtype, e);
-      assert_true(std::fabs(gd - cd) <= (dtype == MPCF_FLOAT32 ? 1e-4 : 1e-10) * std::max(1.0, cd));
-    }
+  check_lists("knn", p, g, dtype, D, ny, nx, ny, k, false, !Q);
+  for (std::size_t e = 0; e < nx * k; ++e) {
+    const double gd = element(g.dist, dtype, e), cd = element(c.dist, dtype, e);
+    assert_true(std::fabs(gd - cd) <= (dtype == MPCF_FLOAT32 ? 1e-4 : 1e-10) * std::max(1.0, cd));
   }
   for (std::uint64_t side : {48u, 200u}) {
     mpcf_options* small = gpu_options(side * side);
@@ -111,7 +124,6 @@ void test_knn_gpu_matches_cpu(void**) {
   }
 }
 
-// Integer-grid functions: many equal distances, ties by the smaller index.
 // GPU kNN both ways (mpcf_knn_both): X's lists among Y and Y's among X from
 // one pass, against sorts of the rows and columns of the GPU's own cdist
 // matrix, bit for bit the GPU's mpcf_knn(X, Y, kx) and mpcf_knn(Y, X, ky),
@@ -136,29 +148,8 @@ void check_knn_both(const Pcfs& P, const Pcfs& Q, mpcf_dtype dtype, double p, st
   };
   const auto [gx, gy] = both(gpu);
   const auto D = full_matrix(X, Y, dtype, p, nx, ny, gpu);
-  auto check_side = [&](const KnnResult& r, std::size_t owners, std::size_t others, std::size_t k,
-                        bool columns) {
-    std::vector<std::pair<double, std::size_t>> row;
-    for (std::size_t i = 0; i < owners; ++i) {
-      row.clear();
-      for (std::size_t j = 0; j < others; ++j) {
-        row.emplace_back(columns ? D[j * ny + i] : D[i * ny + j], j);
-      }
-      std::sort(row.begin(), row.end());
-      for (std::size_t q = 0; q < k; ++q) {
-        const std::size_t e = i * k + q;
-        const double got = element(r.dist, dtype, e);
-        if (r.idx[e] != static_cast<std::int64_t>(row[q].second) || got != row[q].first) {
-          std::printf("knn_both p=%g k=%zu %s %zu, neighbour %zu: GPU (%lld, %.17g), matrix (%zu, %.17g)\n",
-                      p, k, columns ? "column" : "row", i, q, static_cast<long long>(r.idx[e]), got,
-                      row[q].second, row[q].first);
-          fail();
-        }
-      }
-    }
-  };
-  check_side(gx, nx, ny, kx, false);
-  check_side(gy, ny, nx, ky, true);
+  check_lists("knn_both", p, gx, dtype, D, ny, nx, ny, kx, false, false);
+  check_lists("knn_both", p, gy, dtype, D, ny, ny, nx, ky, true, false);
   const KnnResult one = run_knn(X, Y, dtype, p, kx, nx, gpu);
   const KnnResult other = run_knn(Y, X, dtype, p, ky, ny, gpu);
   assert_true(one.dist == gx.dist && one.idx == gx.idx);
@@ -191,6 +182,7 @@ void test_knn_both_ways_gpu(void**) {
   }
 }
 
+// Integer-grid functions: many equal distances, ties by the smaller index.
 void test_knn_gpu_ties(void**) {
   Pcfs P;
   Rng rng(32);
