@@ -146,8 +146,8 @@ def last_task_info() -> Optional[Dict[str, Any]]:
     return dict(info) if info is not None else None
 
 
-def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> bool:
-    """Starts a task with `start()` and polls it to the end; True.
+def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> None:
+    """Starts a task with `start()` and polls it to the end.
 
     The caller keeps the output array referenced for the whole call. On any
     exception (KeyboardInterrupt included) the task is cancelled, waited
@@ -172,7 +172,6 @@ def _run_task(start: Callable[[], Any], progress: bool, desc: str) -> bool:
         _remember(check(swig.mpcf_task_info_get(task)))
         if bar is not None:
             bar.update(*check(swig.mpcf_task_progress(task)))
-        return True
     except BaseException:
         if task is not None:
             swig.mpcf_task_cancel(task)

@@ -114,6 +114,12 @@ def knn(
     return _knn(X, k, Y, p, window, backend, threads, devices, progress, components)
 
 
+def _lists(X: Any, k: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The outputs of a knn of X: k distances (X's dtype) and int64 indices
+    per function, shaped like X."""
+    return (np.empty(X.shape + (k,), dtype=X.dtype), np.empty(X.shape + (k,), dtype=np.int64))
+
+
 def knn_both(
     X: PcfsLike,
     Y: PcfsLike,
@@ -133,10 +139,8 @@ def knn_both(
     k_x, k_y = count(k_x, "k_x"), count(k_y, "k_y")
     p = exponent(p)
     options = make_options(window, backend, threads, devices)
-    xd = np.empty(X.shape + (k_x,), dtype=X.dtype)
-    xi = np.empty(X.shape + (k_x,), dtype=np.int64)
-    yd = np.empty(Yc.shape + (k_y,), dtype=X.dtype)
-    yi = np.empty(Yc.shape + (k_y,), dtype=np.int64)
+    xd, xi = _lists(X, k_x)
+    yd, yi = _lists(Yc, k_y)
     _run_task(
         lambda: swig.mpcf_knn_both_start(
             X._handle, Yc._handle, p, k_x, k_y, address(xd), address(xi), X.size * k_x,
@@ -153,8 +157,7 @@ def _knn(X, k, Y, p, window, backend, threads, devices, progress, components):
     p = exponent(p)
     _check_knn(X, Yc, components, p, k)
     options = make_options(window, backend, threads, devices)
-    distances = np.empty(X.shape + (k,), dtype=X.dtype)
-    indices = np.empty(X.shape + (k,), dtype=np.int64)
+    distances, indices = _lists(X, k)
     size = X.size * k
     _run_task(
         lambda: swig.mpcf_knn_start(

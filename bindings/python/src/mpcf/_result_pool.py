@@ -62,7 +62,6 @@ class _Pool:
     def __init__(self) -> None:
         self._lock = threading.RLock()  # a finalizer may run inside a locked section (GC)
         self._free: List[mmap.mmap] = []  # oldest first
-        self._held = 0
         self._limit: Optional[int] = None  # read from the environment on first use
 
     def limit(self) -> int:
@@ -78,19 +77,17 @@ class _Pool:
 
     def held(self) -> int:
         with self._lock:
-            return self._held
+            return sum(len(mm) for mm in self._free)
 
     def release(self) -> None:
         with self._lock:
-            free, self._free, self._held = self._free, [], 0
+            free, self._free = self._free, []
         for mm in free:
             _close(mm)
 
     def _trim(self) -> None:
-        while self._free and self._held > (self._limit or 0):
-            mm = self._free.pop(0)
-            self._held -= len(mm)
-            _close(mm)
+        while self._free and self.held() > (self._limit or 0):
+            _close(self._free.pop(0))
 
     def _take(self, nbytes: int) -> Optional[mmap.mmap]:
         # The smallest free block that holds nbytes, if at most twice as large.
@@ -102,15 +99,12 @@ class _Pool:
                     best = k
             if best is None:
                 return None
-            mm = self._free.pop(best)
-            self._held -= len(mm)
-            return mm
+            return self._free.pop(best)
 
     def _give(self, mm: mmap.mmap) -> None:
         with self._lock:
             if len(mm) <= self.limit():
                 self._free.append(mm)
-                self._held += len(mm)
                 self._trim()
                 return
         _close(mm)
