@@ -162,7 +162,6 @@ class KnnConsumer final : public BlockConsumer<T> {
     std::lock_guard<std::mutex> lock(lock_of(side, i));
     return {s.distances[i * s.k + s.k - 1], s.indices[i * s.k + s.k - 1]};
   }
-  Neighbour<T> kth(std::size_t i) { return kth(0, i); }
 
   // Merges `count` candidates of row i, sorted by neighbour_less (empty
   // slots allowed at the end). Thread-safe. merge_col: of column j (both

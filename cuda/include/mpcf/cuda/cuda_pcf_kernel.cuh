@@ -15,11 +15,11 @@
 // rows): two consecutive tiles (TiledBlockArgs::warpTiles = 2) or one. The
 // tiles are copied into shared memory (Staged) when they fit. A row group
 // of warpTiles * kTileCols consecutive threads walks one row function
-// against the tiles' columns, one column per thread: with two tiles, a
-// warp is one group, and its loads of the row function fall at nearly
-// equal positions of one row (few cache lines per load; with one tile the
-// warp's two groups read two rows, which cost the L1 pipe twice the
-// wavefronts: that pipe bounds the float32 kernel). The interleaved tile
+// against the tiles' columns, one column per thread: the group reads its
+// row function at nearly equal positions (few cache lines per load); with
+// two tiles a warp is one group and reads one row, with one tile its two
+// groups read two rows (the same L1 wavefronts either way: see below).
+// The interleaved tile
 // puts every column of a half-warp in its own shared-memory banks (each
 // half-warp reads one tile), so the tile loads are free of bank conflicts
 // whatever positions the threads have reached. Each thread walks its
