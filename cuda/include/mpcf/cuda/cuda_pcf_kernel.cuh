@@ -471,14 +471,14 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
 #pragma unroll 1
   for (std::uint32_t r = rBegin + threadIdx.x / groupSize; r < rEnd; r += groups) {
     const std::uint32_t i = args.rowOrder[r];
+    const std::uint32_t fBegin = args.rowOffsets[r];
+    const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
     if constexpr (SharedRows) {
       // The warp copies its row (nf + 1 points with the sentinel) into its
       // buffer, once the last row's walks have finished reading it.
-      const std::uint32_t from = args.rowOffsets[r];
-      const std::uint32_t points = args.rowOffsets[r + 1] - from;
       __syncwarp();
-      for (std::uint32_t k = threadIdx.x % 32; k < points; k += 32) {
-        rowBuffer[k] = detail::load_point(rowPoints + from + k);
+      for (std::uint32_t k = threadIdx.x % 32; k <= nf; k += 32) {
+        rowBuffer[k] = detail::load_point(rowPoints + fBegin + k);
       }
       __syncwarp();
       if (padding) continue;
@@ -487,8 +487,6 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     if constexpr (Redo) {
       if (isfinite(*detail::pair_output(args, i, j))) continue;
     }
-    const std::uint32_t fBegin = args.rowOffsets[r];
-    const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
     const bool fast = colFast && args.rowFast[r] != 0;
     auto walk = [&](const auto& o) -> T {
       using O = std::decay_t<decltype(o)>;

@@ -99,13 +99,12 @@ class KnnStage final : public GpuBlockStage<T> {
     st->lists = ctx.allocate<KnnEntry<T>>(plane_.nRows * std::size_t(K_));
     // All bits set: index kEmptyIndex, every entry empty.
     MPCF_CUDA_TRY(cudaMemsetAsync(st->lists.data(), 0xff, st->lists.bytes(), ctx.compute_stream()));
-    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
     if (bothWays_) {
       st->colLists = ctx.allocate<KnnEntry<T>>(plane_.nCols * std::size_t(KC_));
       MPCF_CUDA_TRY(
           cudaMemsetAsync(st->colLists.data(), 0xff, st->colLists.bytes(), ctx.compute_stream()));
-      MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
     }
+    MPCF_CUDA_TRY(cudaStreamSynchronize(ctx.compute_stream()));
     if (with_columns()) {
       const std::size_t segCols =
           detail::max_knn_segment_columns(s.max_block_rows(), s.max_block_cols());

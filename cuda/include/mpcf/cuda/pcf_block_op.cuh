@@ -201,7 +201,7 @@ class PcfBlockOp {
         const std::uint64_t smem = pair + (threads / 32) * points * sizeof(Point);
         if (smem > sharedPerBlock) break;
         const std::uint64_t blocks =
-            std::min<std::uint64_t>(2048 / threads, sharedPerSm / (smem + 1024));
+            std::min<std::uint64_t>(2048 / threads, shared_blocks_per_sm(smem, sharedPerSm));
         const std::uint32_t warps = static_cast<std::uint32_t>(blocks * threads / 32);
         if (warps > bestWarps) {
           bestWarps = warps;
@@ -468,7 +468,7 @@ class PcfBlockOp {
       const std::uint32_t groups = threads / (G::kTileCols * shape.warpTiles);
       const std::uint64_t units = (args.tileCount + shape.warpTiles - 1) / shape.warpTiles;
       std::uint64_t resident = 2048 / threads;
-      if (staged) resident = std::min<std::uint64_t>(resident, s.sharedPerSm / (smem + 1024));
+      if (staged) resident = std::min<std::uint64_t>(resident, shared_blocks_per_sm(smem, s.sharedPerSm));
       const std::uint64_t concurrent = std::max<std::uint64_t>(1, resident) * s.smCount;
       const std::uint64_t passes = std::clamp<std::uint64_t>(
           std::uint64_t(p.nRows) * units / (16 * concurrent * groups), 1, G::kRowPasses);
@@ -517,10 +517,16 @@ class PcfBlockOp {
     return layout_meta_view(base, maxRows, maxTiles, kTileCols);
   }
 
+  // Thread blocks of `bytes` of dynamic shared memory that fit one
+  // multiprocessor's shared memory (the runtime reserves 1 KiB per block).
+  static std::uint64_t shared_blocks_per_sm(std::uint64_t bytes, std::uint64_t sharedPerSm) {
+    return sharedPerSm / (bytes + 1024);
+  }
+
   // Threads per thread block for staged tiles of `bytes`: enough resident
   // warps per multiprocessor when large tiles leave room for few blocks.
   static std::uint32_t threads_for(std::uint64_t bytes, std::size_t sharedPerSm) {
-    const std::uint64_t perSm = sharedPerSm / (bytes + 1024);  // 1 KiB reserved per block
+    const std::uint64_t perSm = shared_blocks_per_sm(bytes, sharedPerSm);
     if (perSm >= 6) return 256;
     if (perSm >= 3) return 512;
     return 1024;
