@@ -59,6 +59,10 @@ MPCF_ADDRESS_ARG(int64_t* x_indices)
 MPCF_ADDRESS_ARG(void* y_distances)
 MPCF_ADDRESS_ARG(int64_t* y_indices)
 MPCF_ADDRESS_ARG(const void* V)
+MPCF_ADDRESS_ARG(const void* a_distances)
+MPCF_ADDRESS_ARG(const int64_t* a_indices)
+MPCF_ADDRESS_ARG(const void* b_distances)
+MPCF_ADDRESS_ARG(const int64_t* b_indices)
 
 /* ---- [tda] barcodes, pointwise operations, read-out and files ---------- */
 /* Buffers of mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints and

@@ -4,7 +4,9 @@
 // choose, like pdist and cdist (api.cpp).
 #include <cmath>
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
+#include <utility>
 #include <string>
 
 #include "api_support.hpp"
@@ -254,6 +256,65 @@ PlannedTask stream_task(const mpcf_pcfs* X, const mpcf_pcfs* Y, OperationSpec sp
   });
 }
 
+// The checks of one input of mpcf_knn_merge: indices >= 0 and every row
+// ascending by (distance, index) (neighbour_less, the order of every knn).
+template <typename T>
+void check_merge_input(const T* d, const std::int64_t* ix, std::uint64_t rows, std::uint64_t k,
+                       const char* name) {
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    for (std::uint64_t e = 0; e < k; ++e) {
+      const std::uint64_t at = r * k + e;
+      if (ix[at] < 0) {
+        std::ostringstream os;
+        os << name << "_indices[" << r << "][" << e << "] = " << ix[at]
+           << "; a neighbour's index is at least 0";
+        throw InvalidArgument(os.str());
+      }
+      if (e > 0 && mpcf::neighbour_less(mpcf::Neighbour<T>{d[at], ix[at]},
+                                        mpcf::Neighbour<T>{d[at - 1], ix[at - 1]})) {
+        std::ostringstream os;
+        os << name << "'s row " << r << " is not ascending by (distance, index) at entry " << e
+           << " (" << d[at - 1] << ", " << ix[at - 1] << ") then (" << d[at] << ", " << ix[at]
+           << ")";
+        throw InvalidArgument(os.str());
+      }
+    }
+  }
+}
+
+template <typename T>
+void knn_merge(std::uint64_t rows, std::uint64_t k, const T* ad, const std::int64_t* ai,
+               std::uint64_t ak, const T* bd, const std::int64_t* bi, std::uint64_t bk, T* od,
+               std::int64_t* oi) {
+  check_merge_input(ad, ai, rows, ak, "a");
+  check_merge_input(bd, bi, rows, bk, "b");
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    std::uint64_t x = 0, y = 0;
+    for (std::uint64_t e = 0; e < k; ++e) {
+      // b's entry first only where it comes strictly before a's.
+      const bool takeB =
+          x == ak || (y < bk && mpcf::neighbour_less(mpcf::Neighbour<T>{bd[r * bk + y], bi[r * bk + y]},
+                                                     mpcf::Neighbour<T>{ad[r * ak + x], ai[r * ak + x]}));
+      if (takeB) {
+        od[r * k + e] = bd[r * bk + y];
+        oi[r * k + e] = bi[r * bk + y];
+        ++y;
+      } else {
+        od[r * k + e] = ad[r * ak + x];
+        oi[r * k + e] = ai[r * ak + x];
+        ++x;
+      }
+    }
+  }
+}
+
+// Whether [p, p + bytes) and [q, q + bytes2) share a byte.
+bool overlap(const void* p, std::uint64_t bytes, const void* q, std::uint64_t bytes2) {
+  if (bytes == 0 || bytes2 == 0 || p == nullptr || q == nullptr) return false;
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(q);
+  return a < b + bytes2 && b < a + bytes;
+}
+
 }  // namespace
 
 extern "C" {
@@ -315,6 +376,60 @@ mpcf_status mpcf_knn_both(const mpcf_pcfs* X, const mpcf_pcfs* Y, double p, uint
     forget_last_run();
     run_task(knn_both_task(X, Y, p, k_x, k_y, x_distances, x_indices, x_capacity, y_distances,
                            y_indices, y_capacity, options));
+  });
+}
+
+mpcf_status mpcf_knn_merge(mpcf_dtype dtype, uint64_t rows, uint64_t k, const void* a_distances,
+                           const int64_t* a_indices, uint64_t a_k, const void* b_distances,
+                           const int64_t* b_indices, uint64_t b_k, void* distances,
+                           int64_t* indices, uint64_t capacity) {
+  return api_entry("mpcf_knn_merge", [&] {
+    check_dtype(dtype);
+    if (k == 0) throw InvalidArgument("k = 0; k must be at least 1");
+    if (k > b_k && k - b_k > a_k) {  // k > a_k + b_k, without overflow
+      std::ostringstream os;
+      os << "k = " << k << " is more than a_k + b_k = " << a_k << " + " << b_k
+         << ", the entries of a row of both lists; k must be at most that";
+      throw InvalidArgument(os.str());
+    }
+    const std::uint64_t size = dtype == MPCF_FLOAT32 ? 4 : 8;
+    const std::uint64_t aCount = mpcf::checked_product(rows, a_k, "list a");
+    const std::uint64_t bCount = mpcf::checked_product(rows, b_k, "list b");
+    const std::uint64_t need = mpcf::checked_product(rows, k, "the merged lists");
+    if (aCount > 0) {
+      require(a_distances, "a_distances");
+      require(a_indices, "a_indices");
+    }
+    if (bCount > 0) {
+      require(b_distances, "b_distances");
+      require(b_indices, "b_indices");
+    }
+    check_capacity(need, capacity, distances, "distances");
+    check_capacity(need, capacity, indices, "indices");
+    const std::uint64_t outBytes = mpcf::checked_product(need, 8, "the merged lists");
+    const std::uint64_t aBytes = mpcf::checked_product(aCount, 8, "list a");
+    const std::uint64_t bBytes = mpcf::checked_product(bCount, 8, "list b");
+    const std::pair<const void*, std::uint64_t> inputs[] = {
+        {a_distances, aBytes / 8 * size}, {a_indices, aBytes},
+        {b_distances, bBytes / 8 * size}, {b_indices, bBytes}};
+    for (const auto& [ptr, bytes] : inputs) {
+      if (overlap(distances, need * size, ptr, bytes) || overlap(indices, outBytes, ptr, bytes)) {
+        throw InvalidArgument("the outputs (distances, indices) overlap an input list; "
+                              "mpcf_knn_merge writes to memory of its own");
+      }
+    }
+    if (overlap(distances, need * size, indices, outBytes)) {
+      throw InvalidArgument("distances and indices overlap");
+    }
+    if (dtype == MPCF_FLOAT32) {
+      knn_merge(rows, k, static_cast<const float*>(a_distances), a_indices, a_k,
+                static_cast<const float*>(b_distances), b_indices, b_k,
+                static_cast<float*>(distances), indices);
+    } else {
+      knn_merge(rows, k, static_cast<const double*>(a_distances), a_indices, a_k,
+                static_cast<const double*>(b_distances), b_indices, b_k,
+                static_cast<double*>(distances), indices);
+    }
   });
 }
 

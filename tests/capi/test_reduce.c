@@ -671,6 +671,122 @@ static void test_bad_arguments_write_nothing(void** s) {
 
 /* A cancelled reduction leaves NaN distances and values and -1 indices
  * (the task is held until cancelled: MPCF_DEBUG_HOLD_TASKS). */
+/* mpcf_knn_merge, worked out by hand: ties by index across the lists,
+ * +inf after finite distances, NaN after +inf. */
+static void test_knn_merge_known_values(void** s) {
+  (void)s;
+  const double ad[4] = {1, 2, 0, INFINITY};
+  const int64_t ai[4] = {3, 0, 5, 2};
+  const double bd[6] = {1, 1, 5, INFINITY, NAN, NAN};
+  const int64_t bi[6] = {1, 4, 2, 1, 0, 7};
+  const double wantD[8] = {1, 1, 1, 2, 0, INFINITY, INFINITY, NAN};
+  const int64_t wantI[8] = {1, 3, 4, 0, 5, 1, 2, 0};
+  for (int dt = 0; dt < 2; ++dt) {
+    const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+    float ad32[4], bd32[6], od32[8];
+    double od[8];
+    int64_t oi[8];
+    for (int e = 0; e < 4; ++e) ad32[e] = (float)ad[e];
+    for (int e = 0; e < 6; ++e) bd32[e] = (float)bd[e];
+    const void* a = dt ? (const void*)ad : (const void*)ad32;
+    const void* b = dt ? (const void*)bd : (const void*)bd32;
+    void* out = dt ? (void*)od : (void*)od32;
+    /* Either order of the lists: the same result. */
+    for (int swap = 0; swap < 2; ++swap) {
+      memset(oi, 0, sizeof oi);
+      const mpcf_status st =
+          swap ? mpcf_knn_merge(dtype, 2, 4, b, bi, 3, a, ai, 2, out, oi, 8)
+               : mpcf_knn_merge(dtype, 2, 4, a, ai, 2, b, bi, 3, out, oi, 8);
+      assert_int_equal(st, MPCF_OK);
+      for (int e = 0; e < 8; ++e) {
+        const double got = dt ? od[e] : (double)od32[e];
+        if (isnan(wantD[e])) {
+          assert_true(isnan(got));
+        } else {
+          assert_true(got == wantD[e]);
+        }
+        assert_int_equal(oi[e], wantI[e]);
+      }
+    }
+    /* One list empty (its buffers NULL): the other cut to k. */
+    assert_int_equal(mpcf_knn_merge(dtype, 2, 2, NULL, NULL, 0, b, bi, 3, out, oi, 4), MPCF_OK);
+    assert_int_equal(oi[0], 1);
+    assert_int_equal(oi[1], 4);
+    assert_int_equal(oi[2], 1);
+    assert_int_equal(oi[3], 0);
+  }
+}
+
+/* A knn among Y split in two (Y[0:12) and Y[12:25), indices shifted), the
+ * parts merged: the bits of the whole knn, for many ties (an integer grid)
+ * and random functions. */
+static void test_knn_merge_of_split_knn(void** s) {
+  (void)s;
+  ref_seed(33);
+  pcf_set sets[2] = {grid_set(25), pcf_set_random(25, 8, 0, 0)};
+  pcf_set xs = grid_set(30);
+  for (int w = 0; w < 2; ++w) {
+    for (int dt = 0; dt < 2; ++dt) {
+      const mpcf_dtype dtype = dt ? MPCF_FLOAT64 : MPCF_FLOAT32;
+      const size_t esz = dt ? sizeof(double) : sizeof(float);
+      mpcf_pcfs* X = make(&xs, dtype);
+      mpcf_pcfs* Y = make(&sets[w], dtype);
+      mpcf_pcfs *Y0 = NULL, *Y1 = NULL;
+      assert_int_equal(mpcf_pcfs_slice(Y, 0, 12, &Y0), MPCF_OK);
+      assert_int_equal(mpcf_pcfs_slice(Y, 12, 25, &Y1), MPCF_OK);
+      const size_t k = 7;
+      double wd[30 * 7], d0[30 * 7], d1[30 * 7], md[30 * 7];
+      int64_t wi[30 * 7], i0[30 * 7], i1[30 * 7], mi[30 * 7];
+      assert_int_equal(mpcf_knn(X, Y, 1.0, k, wd, wi, 30 * k, NULL), MPCF_OK);
+      assert_int_equal(mpcf_knn(X, Y0, 1.0, k, d0, i0, 30 * k, NULL), MPCF_OK);
+      assert_int_equal(mpcf_knn(X, Y1, 1.0, k, d1, i1, 30 * k, NULL), MPCF_OK);
+      for (size_t e = 0; e < 30 * k; ++e) i1[e] += 12;
+      assert_int_equal(mpcf_knn_merge(dtype, 30, k, d1, i1, k, d0, i0, k, md, mi, 30 * k), MPCF_OK);
+      assert_memory_equal(md, wd, 30 * k * esz);
+      assert_memory_equal(mi, wi, 30 * k * sizeof(int64_t));
+      mpcf_pcfs_destroy(Y0);
+      mpcf_pcfs_destroy(Y1);
+      mpcf_pcfs_destroy(X);
+      mpcf_pcfs_destroy(Y);
+    }
+  }
+  pcf_set_free(&xs);
+  pcf_set_free(&sets[0]);
+  pcf_set_free(&sets[1]);
+}
+
+/* Every bad argument of mpcf_knn_merge: named, and nothing written. */
+static void test_knn_merge_bad_arguments(void** s) {
+  (void)s;
+  const double ad[4] = {1, 2, 0, 3};
+  const int64_t ai[4] = {3, 0, 5, 2};
+  const double bd[4] = {1, 5, 2, 2};
+  const int64_t bi[4] = {1, 2, 4, 1}; /* row 1: (2, 4) then (2, 1): out of order */
+  const int64_t neg[4] = {1, 2, -1, 6};
+  double od[8];
+  int64_t oi[8];
+  for (int e = 0; e < 8; ++e) {
+    od[e] = -7;
+    oi[e] = -7;
+  }
+  expect(mpcf_knn_merge((mpcf_dtype)9, 2, 2, ad, ai, 2, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "dtype");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 0, ad, ai, 2, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "k = 0");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 5, ad, ai, 2, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "k = 5 is more than a_k + b_k = 2 + 2");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 3, ad, ai, UINT64_MAX, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "list a has 2 x 18446744073709551615");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, NULL, ai, 2, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "'a_distances'");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, ad, NULL, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "'b_indices'");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, ad, ai, 2, od, oi, 3), MPCF_ERROR_BUFFER_TOO_SMALL, "needs 4");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, ad, ai, 2, NULL, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "'distances'");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, ad, ai, 2, (void*)(ad + 1), oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "overlap an input");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, ad, ai, 2, od, (int64_t*)od, 8), MPCF_ERROR_INVALID_ARGUMENT, "distances and indices overlap");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, ai, 2, bd, bi, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "b's row 1 is not ascending by (distance, index) at entry 1");
+  expect(mpcf_knn_merge(MPCF_FLOAT64, 2, 2, ad, neg, 2, ad, ai, 2, od, oi, 8), MPCF_ERROR_INVALID_ARGUMENT, "a_indices[1][0] = -1");
+  for (int e = 0; e < 8; ++e) {
+    assert_true(od[e] == -7);
+    assert_int_equal(oi[e], -7);
+  }
+}
+
 static void test_cancelled_reductions_leave_nan(void** s) {
   (void)s;
   ref_seed(16);
@@ -712,6 +828,9 @@ int main(void) {
       cmocka_unit_test(test_streams),
       cmocka_unit_test(test_bad_arguments_write_nothing),
       cmocka_unit_test(test_cancelled_reductions_leave_nan),
+      cmocka_unit_test(test_knn_merge_known_values),
+      cmocka_unit_test(test_knn_merge_of_split_knn),
+      cmocka_unit_test(test_knn_merge_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -690,6 +690,26 @@ MPCF_API mpcf_status mpcf_knn_both(const mpcf_pcfs* X, const mpcf_pcfs* Y, doubl
                                    int64_t* y_indices, uint64_t y_capacity,
                                    const mpcf_options* options);
 
+/** Merges two lists of nearest neighbours of the same `rows` rows, found
+ *  among disjoint candidate sets (e.g. two tiles of a split knn), into the
+ *  k first of their union, in the order of every knn result: ascending by
+ *  distance (NaN after +inf), equal distances by index. So merging the
+ *  parts of a split knn, in any order and grouping, gives the bits of the
+ *  whole knn. a: a_distances (dtype) and a_indices, row-major rows x a_k;
+ *  b: rows x b_k; each row in that order with indices >= 0, as mpcf_knn,
+ *  mpcf_knn_both and this function give them (a_k or b_k may be 0, its
+ *  buffers then NULL). 1 <= k <= a_k + b_k; distances (dtype) and indices:
+ *  rows x k, capacity (elements of each) >= rows * k, overlapping neither
+ *  input nor each other. The checks, in this order: dtype, k, the buffers,
+ *  then every row of a and of b (the first entry out of order or with a
+ *  negative index is named); nothing is written unless all pass. Runs on
+ *  the calling thread, O(rows k). */
+MPCF_API mpcf_status mpcf_knn_merge(mpcf_dtype dtype, uint64_t rows, uint64_t k,
+                                    const void* a_distances, const int64_t* a_indices,
+                                    uint64_t a_k, const void* b_distances,
+                                    const int64_t* b_indices, uint64_t b_k, void* distances,
+                                    int64_t* indices, uint64_t capacity);
+
 /** The kernel of a kernel matrix-vector product. */
 typedef enum mpcf_kernel {
   /** The L2 inner product, integral of f * g (p and scale are ignored). */

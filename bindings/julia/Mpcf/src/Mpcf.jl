@@ -147,6 +147,7 @@ const UNWRAPPED = (
     :mpcf_knn => "knn runs as a task (mpcf_knn_start), see mpcf_pdist",
     :mpcf_knn_both => "for a knn split into tiles (mpcf.dask in Python); Julia's knn is one call",
     :mpcf_knn_both_start => "see mpcf_knn_both",
+    :mpcf_knn_merge => "for a knn split into tiles (mpcf.dask in Python); Julia's knn is one call",
     :mpcf_kernel_matvec => "kernel_matvec runs as a task (mpcf_kernel_matvec_start), see mpcf_pdist",
     :mpcf_pdist_stream => "its callback runs on a libmpcf worker thread, where Julia code must not run",
     :mpcf_pdist_stream_start => "see mpcf_pdist_stream",
