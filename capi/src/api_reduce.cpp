@@ -8,11 +8,14 @@
 #include <sstream>
 #include <utility>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "api_support.hpp"
 #include "mpcf/core/block_stream.hpp"
 #include "mpcf/core/kernel_matvec.hpp"
 #include "mpcf/core/knn.hpp"
+#include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/result_writers.hpp"
 
 using namespace mpcf::capi;
@@ -146,6 +149,12 @@ void check_finite(const void* V, std::uint64_t rows, std::uint64_t r) {
   }
 }
 
+// The objects below this many are normed on the calling thread; above it,
+// in chunks of at least this many on up to the options' threads (a
+// 20,000 x 128 collection took 8 ms on one thread of a 16-core host
+// before a 27 ms GPU mat-vec).
+constexpr std::size_t kNormsPerThread = 2048;
+
 template <typename T>
 std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options& o) {
   const auto& d = X->get<T>()->data();
@@ -155,17 +164,43 @@ std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options
   // |sum_k <x_k, y_k>| as the single-function norms bound |<x, y>|.
   const std::size_t K = static_cast<std::size_t>(X->components());
   std::vector<mpcf::FunctionNorms> n(static_cast<std::size_t>(X->objects()));
-  for (std::size_t o = 0; o < n.size(); ++o) {
-    for (std::size_t k = 0; k < K; ++k) {
-      const std::size_t i = o * K + k;
-      const auto m = static_cast<std::size_t>(d.size_of(i));
-      const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
-      const mpcf::FunctionNorms c = X->linear() ? mpcf::linear_function_norms(d.data_of(i), m, a, b)
-                                                : mpcf::function_norms(d.data_of(i), m, a, b);
-      n[o].l1 = k == 0 ? c.l1 : n[o].l1 + c.l1;
-      n[o].linf = k == 0 ? c.linf : std::max(n[o].linf, c.linf);
+  const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
+  const bool linear = X->linear();
+  auto norm_range = [&](std::size_t first, std::size_t last) {
+    for (std::size_t o = first; o < last; ++o) {
+      for (std::size_t k = 0; k < K; ++k) {
+        const std::size_t i = o * K + k;
+        const auto m = static_cast<std::size_t>(d.size_of(i));
+        const mpcf::FunctionNorms c = linear ? mpcf::linear_function_norms(d.data_of(i), m, a, b)
+                                             : mpcf::function_norms(d.data_of(i), m, a, b);
+        n[o].l1 = k == 0 ? c.l1 : n[o].l1 + c.l1;
+        n[o].linf = k == 0 ? c.linf : std::max(n[o].linf, c.linf);
+      }
     }
+  };
+  const std::size_t chunks = std::min<std::size_t>(
+      static_cast<std::size_t>(mpcf::resolve_thread_count(o.threads)), n.size() / kNormsPerThread);
+  if (chunks <= 1) {
+    norm_range(0, n.size());
+    return n;
   }
+  // Each thread writes its own objects' entries; nothing can throw inside.
+  // Chunks whose thread could not be started are normed here.
+  std::vector<std::thread> threads;
+  threads.reserve(chunks - 1);
+  const std::size_t per = (n.size() + chunks - 1) / chunks;
+  std::size_t c = 1;
+  try {
+    for (; c < chunks; ++c) {
+      threads.emplace_back(norm_range, c * per, std::min(n.size(), (c + 1) * per));
+    }
+  } catch (const std::system_error&) {
+  }
+  norm_range(0, std::min(n.size(), per));
+  for (std::size_t rest = c; rest < chunks; ++rest) {
+    norm_range(rest * per, std::min(n.size(), (rest + 1) * per));
+  }
+  for (auto& t : threads) t.join();
   return n;
 }
 

@@ -394,6 +394,29 @@ static void test_matvec_against_reference(void** s) {
   pcf_set_free(&xs);
   pcf_set_free(&ys);
   pcf_set_free(&tails);
+  /* Enough functions that the norms which set the L2 grids are computed on
+     several threads (chunks of at least 2,048 objects): the bits of one
+     thread, on a window and without. */
+  pcf_set big = pcf_set_random(6500, 3, 0, 0);
+  mpcf_pcfs* B = make(&big, MPCF_FLOAT64);
+  double* V = (double*)malloc(6500 * sizeof(double));
+  for (int i = 0; i < 6500; ++i) V[i] = (double)(i % 7) - 3.0;
+  double* one = (double*)malloc(6500 * sizeof(double));
+  double* many = (double*)malloc(6500 * sizeof(double));
+  for (int w = 0; w < 2; ++w) {
+    mpcf_options* o1 = options(1, 0, 0, w ? -0.5 : -INFINITY, w ? 2.0 : INFINITY);
+    mpcf_options* o4 = options(4, 0, 0, w ? -0.5 : -INFINITY, w ? 2.0 : INFINITY);
+    assert_int_equal(mpcf_kernel_matvec(B, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, one, 6500, o1), MPCF_OK);
+    assert_int_equal(mpcf_kernel_matvec(B, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, many, 6500, o4), MPCF_OK);
+    assert_memory_equal(one, many, 6500 * sizeof(double));
+    mpcf_options_destroy(o1);
+    mpcf_options_destroy(o4);
+  }
+  free(V);
+  free(one);
+  free(many);
+  mpcf_pcfs_destroy(B);
+  pcf_set_free(&big);
 }
 
 /* Hand-worked: f0 = 1 on [0,1), f1 = 3 on [0,1). L2 kernel: K = [[1, 3], [3, 9]];
