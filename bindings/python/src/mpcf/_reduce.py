@@ -151,6 +151,39 @@ def knn_both(
     return (xd, xi), (yd, yi)
 
 
+_MERGE_DTYPES = {np.dtype(np.float32): swig.MPCF_FLOAT32, np.dtype(np.float64): swig.MPCF_FLOAT64}
+
+
+def knn_merge(k: int, a: Tuple[np.ndarray, np.ndarray],
+              b: Tuple[np.ndarray, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    """The first min(k, a_k + b_k) neighbours of each row of two lists of
+    the same rows (``(distances, indices)``, shapes (rows, a_k) and (rows,
+    b_k), each row in knn order) from disjoint candidate sets, in knn order:
+    libmpcf's mpcf_knn_merge, the merge of a split knn (mpcf.dask)."""
+    (ad, ai), (bd, bi) = a, b
+    ad, bd = np.asarray(ad), np.asarray(bd)
+    if ad.dtype != bd.dtype or ad.dtype not in _MERGE_DTYPES:
+        raise TypeError(f"knn_merge: distances of one dtype, float32 or float64 "
+                        f"(not {ad.dtype} and {bd.dtype})")
+    ad, bd = np.ascontiguousarray(ad), np.ascontiguousarray(bd)
+    ai = np.ascontiguousarray(ai, dtype=np.int64)
+    bi = np.ascontiguousarray(bi, dtype=np.int64)
+    if ad.ndim != 2 or ad.shape != ai.shape or bd.shape != bi.shape or bd.shape[:1] != ad.shape[:1]:
+        raise ValueError(f"knn_merge: lists of shapes {ad.shape} / {ai.shape} and {bd.shape} / "
+                         f"{bi.shape}; each (rows, k), distances and indices alike, same rows")
+    rows, ka, kb = ad.shape[0], ad.shape[1], bd.shape[1]
+    k = min(count(k, "k"), ka + kb)
+    d = np.empty((rows, k), dtype=ad.dtype)
+    i = np.empty((rows, k), dtype=np.int64)
+    if rows * k == 0:
+        return d, i
+    check(swig.mpcf_knn_merge(
+        _MERGE_DTYPES[ad.dtype], rows, k, address(ad) if ad.size else None,
+        address(ai) if ai.size else None, ka, address(bd) if bd.size else None,
+        address(bi) if bi.size else None, kb, address(d), address(i), rows * k))
+    return d, i
+
+
 def _knn(X, k, Y, p, window, backend, threads, devices, progress, components):
     X, Yc = _inputs(X, Y, components)
     k = count(k, "k")
