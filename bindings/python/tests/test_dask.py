@@ -238,18 +238,19 @@ def test_knn_tile_below_the_diagonal_is_one_pass(rng):
     assert d_r.shape == (8, 2) and d_c.shape == (2, 3)
 
 
-def test_auto_knn_tiles_for_gpu_workers():
-    # About 4 tiles per GPU, sides of at least 8,192 rows, worked out by
-    # hand: the triangle of nb row blocks has nb (nb + 1) / 2 tiles, nb the
-    # smallest with at least 4 g tiles.
-    side = mdask._auto_knn_side
-    assert side(200_000, 200_000, 2, triangle=True) == 50_000   # 8 tiles: nb = 4
-    assert side(100_000, 100_000, 1, triangle=True) == 33_334   # 4 tiles: nb = 3
-    assert side(1_000_000, 1_000_000, 8, triangle=True) == 125_000  # 32 tiles: nb = 8
-    assert side(20_000, 20_000, 8, triangle=True) == 8_192      # at least 8,192 rows
-    assert side(1_000, 1_000, 2, triangle=True) == 1_000        # and at most the collection
-    # A cross knn: sqrt(rows cols / (4 g)).
-    assert side(100_000, 40_000, 2, triangle=False) == 22_361
+def test_gpu_bands_of_equal_work():
+    # Row bounds n sqrt(w / b) of the triangle (rows 0..r-1 hold r (r - 1) / 2
+    # pairs), worked out by hand: 200,000 sqrt(1/2) = 141,421.4; 40 sqrt(1/3)
+    # = 23.09, 40 sqrt(2/3) = 32.66. A rectangle: equal blocks.
+    bands = mdask._gpu_bands
+    assert bands(200_000, 2, True) == (141_421, 58_579)
+    assert bands(40, 3, True) == (23, 10, 7)
+    assert bands(40, 1, True) == (40,)
+    assert bands(100, 4, False) == (25, 25, 25, 25)
+    assert bands(10, 3, False) == (3, 4, 3)
+    # More bands than rows: at most one row each, none empty.
+    assert bands(2, 5, False) == (1, 1)
+    assert bands(3, 8, True) == (2, 1)   # 3 bands at most: bounds 0, 1.73, 2.45, 3
 
 
 def test_gpus_used_by_a_worker(monkeypatch):
@@ -285,32 +286,86 @@ def test_cluster_gpus_asks_every_worker(client):
 
 
 def test_knn_auto_chunks_follow_the_gpus(rng, monkeypatch):
-    # Local scheduler (this process): where the workers report GPUs, "auto"
-    # tiles by the GPU rule (here with 8-row minimum sides so that a small
-    # collection shows it), else by the CPU rule; the bits are the single
-    # call's either way.
+    # Local scheduler (this process): where the workers report g GPUs,
+    # "auto" makes g bands of rows of equal work, one task each (a band:
+    # its square on the diagonal and the rows above it, each pair once),
+    # else tiles by the CPU rule; the bits are the single call's either way.
     X = random_pcfs(rng, 40)
     want_d, want_i = mpcf.knn(X, 3)
-    tiles = []
-    real = _dask_tasks.knn_below_diagonal
+    calls = []
+    real_diag, real_below = _dask_tasks.knn_diagonal, _dask_tasks.knn_below_diagonal
+    monkeypatch.setattr(_dask_tasks, "knn_diagonal",
+                        lambda X, i0, i1, *a: calls.append(("diag", i0, i1))
+                        or real_diag(X, i0, i1, *a))
     monkeypatch.setattr(_dask_tasks, "knn_below_diagonal",
-                        lambda X, i0, i1, j0, j1, *a: tiles.append((i0, i1, j0, j1))
-                        or real(X, i0, i1, j0, j1, *a))
-    monkeypatch.setattr(mdask, "_AUTO_MIN_GPU_SIDE", 8)
-    monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 1)
-    d, i = mdask.knn(X, 3, chunks="auto")
-    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
-    # One GPU: 4 tiles, nb = 3 row blocks of 14, 14, 12 (3 below the diagonal).
-    assert sorted(tiles) == [(14, 28, 0, 14), (28, 40, 0, 14), (28, 40, 14, 28)]
-    tiles.clear()
+                        lambda X, i0, i1, j0, j1, *a: calls.append(("below", i0, i1, j0, j1))
+                        or real_below(X, i0, i1, j0, j1, *a))
+    for gpus, want_calls in [
+        (1, [("diag", 0, 40)]),
+        (2, [("diag", 0, 28), ("diag", 28, 40), ("below", 28, 40, 0, 28)]),
+        (3, [("diag", 0, 23), ("diag", 23, 33), ("below", 23, 33, 0, 23), ("diag", 33, 40),
+             ("below", 33, 40, 0, 33)]),
+    ]:
+        calls.clear()
+        monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings, g=gpus: g)
+        d, i = mdask.knn(X, 3, chunks="auto")
+        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i), gpus
+        assert sorted(calls) == sorted(want_calls), gpus
+    calls.clear()
     monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 0)
     d, i = mdask.knn(X, 3, chunks="auto")
     assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
-    assert tiles == []  # the CPU rule: one tile of at least 256 rows
+    assert calls == [("diag", 0, 40)]  # the CPU rule: one tile of at least 256 rows
     # Explicit chunks: the workers are not asked.
+    calls.clear()
     monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 1 / 0)
     d, i = mdask.knn(X, 3, chunks=20)
-    assert d.tobytes() == want_d.tobytes() and tiles == [(20, 40, 0, 20)]
+    assert d.tobytes() == want_d.tobytes()
+    assert sorted(calls) == [("below", 20, 40, 0, 20), ("diag", 0, 20), ("diag", 20, 40)]
+
+
+def test_knn_bands_on_a_cluster(client, rng, monkeypatch):
+    # The band graph on real workers (here computing on their CPUs, told
+    # they have GPUs): every row block's lists merged from its band and the
+    # column lists of the bands below it, the single call's bits; each band
+    # on the worker it was given (a worker of g GPUs takes g bands, workers
+    # in sorted order).
+    X = random_pcfs(rng, 50)
+    want_d, want_i = mpcf.knn(X, 4, backend="cpu")
+    w0, w1 = sorted(client.scheduler_info()["workers"])
+    for gpus, owners in [((1, 1), [w0, w1]), ((2, 1), [w0, w0, w1]), ((1, 3), [w0, w1, w1, w1])]:
+        monkeypatch.setattr(mdask, "_gpu_workers", lambda client, settings, g=gpus: {w1: g[1], w0: g[0]})
+        with distributed.get_task_stream(client) as ts:
+            d, i = mdask.knn(X, 4, chunks="auto", client=client, backend="cpu")
+        assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i), gpus
+        ran = {}
+        for task in ts.data:
+            key = task["key"]
+            if isinstance(key, tuple) and str(key[0]).endswith("-band"):
+                ran[key[1]] = task["worker"]
+        assert [ran[b] for b in sorted(ran)] == owners, gpus
+
+
+def test_knn_among_y_auto_chunks_for_gpus(rng, monkeypatch):
+    # With Y and g GPUs, "auto": g equal bands of X's rows, each against all
+    # of Y (one knn each, nothing to merge); a pair ("auto", 5) keeps the
+    # bands and cuts Y into fives.
+    X, Y = random_pcfs(rng, 10), random_pcfs(rng, 12)
+    want_d, want_i = mpcf.knn(X, 3, Y)
+    calls = []
+    real = _dask_tasks.knn_cross
+    monkeypatch.setattr(_dask_tasks, "knn_cross",
+                        lambda X, i0, i1, Y, j0, j1, *a: calls.append((i0, i1, j0, j1))
+                        or real(X, i0, i1, Y, j0, j1, *a))
+    monkeypatch.setattr(_dask_tasks, "gpus_used", lambda settings: 3)
+    d, i = mdask.knn(X, 3, Y, chunks="auto")
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    assert sorted(calls) == [(0, 3, 0, 12), (3, 7, 0, 12), (7, 10, 0, 12)]
+    calls.clear()
+    d, i = mdask.knn(X, 3, Y, chunks=("auto", 5))
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    assert sorted(calls) == [(a, b, c, e) for a, b in ((0, 3), (3, 7), (7, 10))
+                             for c, e in ((0, 5), (5, 10), (10, 12))]
 
 
 @pytest.mark.gpu
@@ -335,6 +390,38 @@ def test_knn_keeps_the_shape_of_x(client, rng):
     d, i = mdask.knn(T, 3, chunks=5, client=client)
     want_d, want_i = mpcf.knn(T, 3)
     assert d.shape == (3, 4, 3) and d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+
+
+def test_merge_of_random_lists_against_a_sort(rng):
+    # libmpcf's merge of two lists (and of one, returned cut to k) against
+    # NumPy: sort each row's union by (distance, index). Integer distances,
+    # so that many tie; +inf among them; float32 and float64.
+    for dtype in (np.float32, np.float64):
+        for ka, kb, k in [(5, 3, 4), (5, 3, 8), (1, 6, 6), (4, 4, 2)]:
+            rows = 50
+            idx = np.stack([rng.permutation(100)[: ka + kb] for _ in range(rows)])
+            dist = rng.integers(0, 4, size=(rows, ka + kb)).astype(dtype)
+            dist[rng.random((rows, ka + kb)) < 0.1] = np.inf
+            parts = []
+            for lo, hi in ((0, ka), (ka, ka + kb)):
+                d, i = dist[:, lo:hi], idx[:, lo:hi]
+                order = np.lexsort((i, d), axis=1)
+                parts.append((np.take_along_axis(d, order, 1), np.take_along_axis(i, order, 1)))
+            order = np.lexsort((idx, dist), axis=1)[:, :k]
+            want_d, want_i = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
+            for a, b in (parts, parts[::-1]):
+                d, i = _dask_tasks.merge_knn(k, a, b)
+                assert d.dtype == dtype and d.tobytes() == want_d.tobytes()
+                assert np.array_equal(i, want_i)
+
+
+def test_merge_refuses_lists_out_of_order():
+    a = (np.array([[1.0, 2.0], [3.0, 1.0]]), np.array([[0, 1], [2, 3]]))
+    b = (np.array([[1.0], [2.0]]), np.array([[5], [6]]))
+    with pytest.raises(mpcf.InvalidArgumentError, match="a's row 1 is not ascending"):
+        _dask_tasks.merge_knn(2, a, b)
+    with pytest.raises(TypeError, match="one dtype"):
+        _dask_tasks.merge_knn(2, b, (b[0].astype(np.float32), b[1]))
 
 
 def test_merge_orders_ties_by_index():

@@ -114,7 +114,7 @@ def main() -> int:
                     cases["mpcf.dask, chunks=auto, X scattered beforehand"]()
                     wall = time.perf_counter() - t0
                 from dask.utils import key_split
-                per_kind, per_worker = {}, {}
+                per_kind, per_worker, timeline = {}, {}, []
                 for task in ts.data:
                     kind = key_split(task["key"])
                     for ss in task["startstops"]:
@@ -123,11 +123,17 @@ def main() -> int:
                         d = ss["stop"] - ss["start"]
                         per_kind[kind] = per_kind.get(kind, 0.0) + d
                         per_worker[task["worker"]] = per_worker.get(task["worker"], 0.0) + d
+                        timeline.append((ss["start"], ss["stop"], task["worker"], kind))
                 print(f"task stream of one call (X scattered), wall {wall:.3f} s:")
                 for kind, d in sorted(per_kind.items(), key=lambda kv: -kv[1]):
                     print(f"  {kind}: {d:.3f} s of compute")
                 for worker, d in per_worker.items():
                     print(f"  worker {worker}: {d:.3f} s busy")
+                if timeline:
+                    first = min(t[0] for t in timeline)
+                    print("  tasks (start, stop in s from the first task's start; worker; kind):")
+                    for start, stop, worker, kind in sorted(timeline):
+                        print(f"    {start - first:7.3f} {stop - first:7.3f}  {worker}  {kind}")
             single = best["single process, all GPUs"]
             print("| case | time | / single process | same bits |")
             print("|---|---|---|---|")

@@ -167,21 +167,53 @@ def knn_below_diagonal(X: PcfCollection, i0: int, i1: int, j0: int, j1: int, k: 
     return (d_rows, i_rows + j0), (d_cols, i_cols + i0)
 
 
-def merge_parts(k: int, parts: Sequence[Any], sides: Sequence[int]) -> KnnLists:
+def knn_band(X: PcfCollection, i0: int, i1: int, k: int, p: float,
+             settings: Settings) -> Tuple[KnnLists, Optional[KnnLists]]:
+    """A band of the symmetric plane for a GPU worker: the rows i0..i1-1
+    against every earlier row, each pair once. Returns (lists of rows
+    i0..i1-1 among X[0:i1], lists of rows 0..i0-1 among X[i0:i1] or None
+    when i0 = 0): two libmpcf calls, a knn of the band's square on the
+    diagonal and a knn both ways (mpcf_knn_both) of the band against the
+    rows above it, so the worker uploads the collection about once and
+    plans its blocks twice, where tiles of the same work would each do it
+    again."""
+    parts = []
+    if i1 - i0 > 1:
+        parts.append(knn_diagonal(X, i0, i1, k, p, settings))
+    cols = None
+    if i0 > 0:
+        rows, cols = knn_below_diagonal(X, i0, i1, 0, i0, k, p, settings)
+        parts.append(rows)
+    return merge_knn(k, *parts), cols
+
+
+def merge_parts(k: int, parts: Sequence[Any], picks: Sequence[Any]) -> KnnLists:
     """merge_knn over lists as the tasks deliver them: a part is the lists
-    themselves (side -1) or one of the two lists of a tile below the
-    diagonal (side 0: its rows, 1: its columns)."""
-    return merge_knn(k, *[part if side < 0 else part[side] for part, side in zip(parts, sides)])
+    themselves (pick -1), one of the two lists of a tile below the diagonal
+    or of a band (pick 0: its rows, 1: its columns), or rows lo..hi-1 of
+    one of them (pick (side, lo, hi))."""
+    lists = []
+    for part, pick in zip(parts, picks):
+        if isinstance(pick, tuple):
+            side, lo, hi = pick
+            d, i = part[side]
+            lists.append((d[lo:hi], i[lo:hi]))
+        else:
+            lists.append(part if pick < 0 else part[pick])
+    return merge_knn(k, *lists)
 
 
 def merge_knn(k: int, *parts: KnnLists) -> KnnLists:
     """The k smallest (distance, index) of each row over lists of the same
-    rows from disjoint candidate sets. Exact and independent of the order of
-    the parts: the same result for any tiling and any merge tree."""
-    d = np.concatenate([part[0] for part in parts], axis=1)
-    i = np.concatenate([part[1] for part in parts], axis=1)
-    order = np.lexsort((i, d), axis=1)[:, :k]
-    return np.take_along_axis(d, order, axis=1), np.take_along_axis(i, order, axis=1)
+    rows from disjoint candidate sets, two at a time by libmpcf
+    (mpcf_knn_merge: the order of every knn, O(rows k) per merge). Exact and
+    independent of the order of the parts: the same result for any tiling
+    and any merge tree. (One part is returned as it is, cut to k: libmpcf's
+    lists are in that order already.)"""
+    merged = parts[0][0][:, :k], parts[0][1][:, :k]
+    for part in parts[1:]:
+        merged = _reduce.knn_merge(k, merged, part)
+    return merged
 
 
 class ComponentObjects:

@@ -70,12 +70,6 @@ _AUTO_MIN_SIDE = 256
 _AUTO_MAX_SIDE = 4096
 #: The automatic tiling aims at this many tiles per worker thread.
 _AUTO_TILES_PER_THREAD = 4
-#: knn on GPU workers: about this many tiles per GPU, sides of at least
-#: _AUTO_MIN_GPU_SIDE rows (a knn tile keeps O(side k) numbers, so sides
-#: are not capped by memory as the matrix tiles are). n = 200,000 on two
-#: GPUs: four row blocks of 50,000 (10 tiles).
-_AUTO_TILES_PER_GPU = 4
-_AUTO_MIN_GPU_SIDE = 8192
 
 
 # ---- where the collection lives ------------------------------------------
@@ -353,23 +347,48 @@ def _auto_side(rows: int, cols: int, threads: int, triangle: bool) -> int:
     return max(1, min(max(side, _AUTO_MIN_SIDE), _AUTO_MAX_SIDE))
 
 
+def _gpu_workers(client: Any, settings: _tasks.Settings) -> Dict[Any, int]:
+    """The GPUs the workers' libmpcf would compute knn tiles on, per worker
+    address (asked of each, with its own settings; workers without any left
+    out). Without a client: {None: this process's GPUs}. Empty where there
+    are none, or where the workers cannot say."""
+    if client is None:
+        gpus = _tasks.gpus_used(settings)
+        return {None: gpus} if gpus > 0 else {}
+    try:
+        answers = client.run(_tasks.gpus_used, settings)
+    except Exception:  # workers that cannot answer: tile as for CPUs
+        return {}
+    return {worker: int(c) for worker, c in answers.items() if int(c) > 0}
+
+
 def _cluster_gpus(client: Any, settings: _tasks.Settings) -> int:
     """GPUs the workers' libmpcf would compute knn tiles on, summed over the
-    workers (asked of each, with its own settings; this process's where
-    there is no client). 0 where none, or where the workers cannot say."""
-    if client is None:
-        return _tasks.gpus_used(settings)
-    try:
-        return sum(int(c) for c in client.run(_tasks.gpus_used, settings).values())
-    except Exception:  # workers that cannot answer: tile as for CPUs
-        return 0
+    workers (_gpu_workers). 0 where none, or where the workers cannot say."""
+    return sum(_gpu_workers(client, settings).values())
 
 
-def _auto_knn_side(rows: int, cols: int, gpus: int, triangle: bool) -> int:
-    """About _AUTO_TILES_PER_GPU tiles per GPU, sides of at least
-    _AUTO_MIN_GPU_SIDE (and at most the collection)."""
-    side = _side_for_tiles(rows, cols, _AUTO_TILES_PER_GPU * gpus, triangle)
-    return max(1, min(max(side, _AUTO_MIN_GPU_SIDE), max(rows, cols)))
+def _band_workers(gpu_workers: Dict[Any, int]) -> List[Any]:
+    """The worker of each band, in order: a worker of g GPUs takes g bands
+    (each computed on all its GPUs); none without a cluster."""
+    if None in gpu_workers:
+        return []
+    return [worker for worker, gpus in sorted(gpu_workers.items()) for _ in range(gpus)]
+
+
+def _gpu_bands(n: int, bands: int, triangle: bool) -> Tuple[int, ...]:
+    """Row block sizes of knn on GPU workers: `bands` blocks of equal work,
+    one libmpcf task each. Of the lower triangle (triangle), rows 0..b-1
+    hold b (b - 1) / 2 pairs, so the bounds are n sqrt(w / bands); else
+    equal blocks. Fewer blocks where n is too small for that many."""
+    bands = max(1, min(bands, n))
+    if triangle:
+        bounds = [round(n * math.sqrt(w / bands)) for w in range(bands + 1)]
+    else:
+        bounds = [round(n * w / bands) for w in range(bands + 1)]
+    bounds[-1] = n
+    sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+    return tuple(s for s in sizes if s > 0)
 
 
 def _chunks_1d(chunks: Any, n: int, side: int, what: str) -> Tuple[int, ...]:
@@ -399,13 +418,16 @@ def _chunks_1d(chunks: Any, n: int, side: int, what: str) -> Tuple[int, ...]:
     return sizes
 
 
-def _chunks_2d(chunks: Any, rows: int, cols: int, threads: int,
-               side: Optional[int] = None) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+def _chunks_2d(chunks: Any, rows: int, cols: int, threads: int, side: Any = None,
+               col_side: Any = None) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """Chunks of a cross computation: "auto" or an int for both axes, or a
     pair (rows, columns), each "auto", an int or a sequence of sizes. "auto"
-    is `side` where given, else the CPU rule (_auto_side)."""
+    is `side` (and `col_side` for the columns, if given) where given, else
+    the CPU rule (_auto_side)."""
     if side is None:
         side = _auto_side(rows, cols, threads, triangle=False)
+    if col_side is None:
+        col_side = side
     if isinstance(chunks, (tuple, list)):
         if len(chunks) != 2:
             raise ValueError(
@@ -415,7 +437,7 @@ def _chunks_2d(chunks: Any, rows: int, cols: int, threads: int,
     else:
         row_spec = col_spec = chunks
     return (_chunks_1d(row_spec, rows, side, "chunks (rows)"),
-            _chunks_1d(col_spec, cols, side, "chunks (columns)"))
+            _chunks_1d(col_spec, cols, col_side, "chunks (columns)"))
 
 
 def _bounds(sizes: Sequence[int]) -> List[Tuple[int, int]]:
@@ -607,7 +629,9 @@ def knn(
     both ways (mpcf_knn_both: the lists of its rows among its columns and
     of its columns among its rows from one pass, every pair computed once
     as in the single-process call, the k smallest picked where they are
-    computed, on a GPU on the device). With Y, every tile is one libmpcf
+    computed, on a GPU on the device); a band of rows (GPU workers, "auto")
+    is both: its square on the diagonal and the band against the rows
+    above it. With Y, every tile is one libmpcf
     knn of a slice of X among a slice of Y. The lists of a row block
     are merged on the workers by a tree of merges (``split_every`` lists per
     merge); the client receives O(n k) numbers. Neighbours are ascending by
@@ -625,8 +649,10 @@ def knn(
         Tile sides: as in :func:`pdist` without Y, as in :func:`cdist` with Y;
         but where the workers compute on GPUs (libmpcf on each sees a CUDA
         device and the backend is not "cpu"; asked of every worker when
-        chunks has an "auto"), "auto" makes GPU-sized tiles: about 4 per
-        GPU of the cluster, sides of at least 8,192 rows.
+        chunks has an "auto"), "auto" makes one task per GPU of the
+        cluster: g bands of rows of equal work (without Y: rows 0..b-1 hold
+        b (b - 1) / 2 pairs, so the bounds are n sqrt(w / g); with Y: equal
+        bands, each against all of Y).
     split_every : int
         Lists merged by one task of the tree (>= 2).
     window, client, backend, threads, devices, components
@@ -670,25 +696,49 @@ def knn(
     # compute them on GPUs (asked of the workers only then).
     wants_auto = isinstance(chunks, str) or (isinstance(chunks, (tuple, list)) and any(
         isinstance(c, str) for c in chunks))
-    gpus = _cluster_gpus(client, settings) if wants_auto else 0
+    gpu_workers = _gpu_workers(client, settings) if wants_auto else {}
+    gpus = sum(gpu_workers.values())
+    # GPU workers and "auto": one task per GPU of the cluster, each a band
+    # of rows of equal work (a band's rows against all columns, or of the
+    # triangle against the rows above them), so that each GPU uploads the
+    # collection and plans its blocks about once per call.
+    bands = gpus > 0 and isinstance(chunks, str)
     if Y is None:
-        side = (_auto_knn_side(X.size, X.size, gpus, triangle=True) if gpus
+        side = (_gpu_bands(X.size, gpus, True) if gpus
                 else _auto_side(X.size, X.size, threads_total, triangle=True))
         row_sizes = col_sizes = _chunks_1d(chunks, X.size, side, "chunks")
+    elif gpus:
+        # "auto" of X: the bands; of Y: all of it (a band's lists are whole).
+        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total,
+                                          _gpu_bands(X.size, gpus, False), (Yc.size,))
     else:
-        side = _auto_knn_side(X.size, Yc.size, gpus, triangle=False) if gpus else None
-        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total, side)
+        row_sizes, col_sizes = _chunks_2d(chunks, X.size, Yc.size, threads_total)
     sx, sy = _sources(X, Yc, client)
     rows, cols = _bounds(row_sizes), _bounds(col_sizes)
     name = "mpcf-knn-" + tokenize(sx.token, sy.token, Y is None, k, p, settings, row_sizes, col_sizes,
-                                  split_every)
+                                  split_every, bands)
     dsk: Dict[Any, Any] = {}
-    parts: List[List[Tuple[Any, int]]] = [[] for _ in rows]  # (key, side) per row block
+    parts: List[List[Tuple[Any, Any]]] = [[] for _ in rows]  # (key, pick) per row block
+    # The bands go one to a GPU (Dask would otherwise start two on one
+    # worker and leave the other idle until it steals one).
+    slots = _band_workers(gpu_workers) if bands else []
+    pins: Dict[Any, List[Any]] = {}
     for I, (i0, i1) in enumerate(rows):
+        if Y is None and bands:
+            key = (name + "-band", I)
+            dsk[key] = (_tasks.knn_band, sx.arg, i0, i1, k, p, settings)
+            if I < len(slots):
+                pins[key] = [slots[I]]
+            parts[I].append((key, 0))
+            for J, (j0, j1) in enumerate(rows[:I]):
+                parts[J].append((key, (1, j0, j1)))
+            continue
         for J, (j0, j1) in enumerate(cols):
             key = (name + "-tile", I, J)
             if Y is not None:
                 dsk[key] = (_tasks.knn_cross, sx.arg, i0, i1, sy.arg, j0, j1, k, p, settings)
+                if len(cols) == 1 and len(rows) == len(slots):
+                    pins[key] = [slots[I]]
                 parts[I].append((key, -1))
             elif I == J:
                 if i1 - i0 > 1:
@@ -711,7 +761,11 @@ def knn(
             row_parts = merged
             level += 1
         results.append(row_parts[0][0])
-    graph = _graph(name, dsk, [sx, sy])
+    if pins:
+        with dask.annotate(workers=pins.get, allow_other_workers=True):
+            graph = _graph(name, dsk, [sx, sy])
+    else:
+        graph = _graph(name, dsk, [sx, sy])
     lists = [Delayed(key, graph, layer=name) for key in results]
     target = sx.client
     if target is not None:
