@@ -563,6 +563,78 @@ void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
   mpcf_pcfs_destroy(X);
 }
 
+// The C API mat-vec call in its phases (reduce/matvec_phases/...): the
+// start call (checks, the norms of X, the consumer, the plan), the wait
+// (the task's run), the destroy; beside them the norms of X alone, as the
+// start call computes them. Where the end-to-end time that the task's
+// stages (stages_matvec) do not show goes.
+template <typename T>
+void bm_matvec_phases(benchmark::State& state, std::size_t n, MMode m) {
+  const Input& in = input(n, m);
+  mpcf_pcfs* X = handle_of<T>(in);
+  mpcf_options* o = cuda_options({});
+  std::vector<T> V(n), out(n);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto& v : V) v = static_cast<T>(u(rng));
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  const mpcf::PcfCollection<T> coll(n, in.offsets.data(), t.data(), v.data(), 1);
+  using Clock = std::chrono::steady_clock;
+  auto secs = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  double startS = 0, waitS = 0, destroyS = 0, normsS = 0, taskS = 0;
+  std::size_t iters = 0;
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    mpcf_task* task = nullptr;
+    if (mpcf_kernel_matvec_start(X, nullptr, MPCF_KERNEL_L2, 2.0, 1.0, V.data(), V.size(), 1,
+                                 out.data(), out.size(), o, &task) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+    const auto t1 = Clock::now();
+    const mpcf_status st = mpcf_task_wait(task, -1);
+    const auto t2 = Clock::now();
+    mpcf_task_info info{};
+    info.struct_size = sizeof info;
+    mpcf_task_info_get(task, &info);
+    mpcf_task_destroy(task);
+    const auto t3 = Clock::now();
+    if (st != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      break;
+    }
+    state.PauseTiming();
+    const auto n0 = Clock::now();
+    double sink = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto f = mpcf::function_norms(coll.data().data_of(i), coll.data().size_of(i),
+                                          -INFINITY, INFINITY);
+      sink += f.l1 + f.linf;
+    }
+    benchmark::DoNotOptimize(sink);
+    normsS += secs(n0, Clock::now());
+    state.ResumeTiming();
+    startS += secs(t0, t1);
+    waitS += secs(t1, t2);
+    destroyS += secs(t2, t3);
+    taskS += info.seconds;
+    ++iters;
+  }
+  if (iters > 0) {
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "matvec_r1 %s n=%zu, C API, mean of %zu: start call %.4f, wait %.4f, destroy "
+                  "%.4f (task_info seconds %.4f); the norms of X alone %.4f",
+                  sizeof(T) == 4 ? "f32" : "f64", n, iters, startS / iters, waitS / iters,
+                  destroyS / iters, taskS / iters, normsS / iters);
+    reduce_stage_lines().push_back(line);
+  }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
 // The kNN and mat-vec tasks alone, with the pipeline's stage timings (as
 // stages/...): where the time of a reduction goes.
 template <typename T>
@@ -651,6 +723,8 @@ void register_reduce() {
   }
   reg("stages_knn/f32/n20000/m128", 2,
       [=](benchmark::State& s) { bm_reduce_stages<float>(s, false, 20000, MMode::Fixed128); });
+  reg("matvec_phases/f32/n20000/m128", 3,
+      [=](benchmark::State& s) { bm_matvec_phases<float>(s, 20000, MMode::Fixed128); });
   reg("stages_matvec/f32/n20000/m128", 2,
       [=](benchmark::State& s) { bm_reduce_stages<float>(s, true, 20000, MMode::Fixed128); });
   reg("knn/f32/n200000/m128", 1,
