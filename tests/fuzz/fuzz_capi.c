@@ -2192,6 +2192,581 @@ static void op_knn(fz_reader* r, state* st) {
   free(idx);
 }
 
+/* The checks of a call whose header states their order: a stage counts only
+ * while every earlier one passed, and the first with an error decides what
+ * the call may return (any of that stage's errors, where the header leaves
+ * the order within it open). Returns 1 when this stage decided. */
+static int then_check(expect* e, unsigned errors, unsigned also) {
+  if (e->errors != 0) return 0;
+  e->errors = errors;
+  e->also |= also;
+  return errors != 0;
+}
+
+/* One side of mpcf_knn_both: `rows` rows of `k` neighbours among the
+ * objects of `cands`, in a distances and an indices buffer of `cap`
+ * elements each (either passed as NULL when null_d / null_i). */
+typedef struct knn_side {
+  const char* name; /* "x" or "y", as the arguments are named */
+  slot* rows_of;
+  slot* cands;
+  uint64_t k, need, cap;
+  int k_ok, null_d, null_i;
+  void* dist;
+  int64_t* idx;
+} knn_side;
+
+/* opcode 16: KNN_BOTH x y p k_x k_y use_opts cap_mode exec_mode
+ * (y: a slot; 4 or an empty slot passes Y = NULL, which mpcf_knn_both
+ * refuses; k_x, k_y as KNN's k; cap_mode mod 8: 0 exact, 1 both sides 2
+ * more, 2 x_capacity one short, 3 y_capacity one short, 4..7 NULL
+ * x_distances, x_indices, y_distances, y_indices). Checked as op_knn, on
+ * both sides: the x side against the rows of X among Y (indices into Y),
+ * the y side against the rows of Y among X (indices into X), each
+ * mpcf_knn(X, Y, k_x) / mpcf_knn(Y, X, k_y) bit for bit. */
+static void op_knn_both(fz_reader* r, state* st) {
+  slot* x = slot_or_null(r, st);
+  slot* y = slot_or_null(r, st);
+  const double p = p_code(r);
+  uint64_t kk[2];
+  for (int q = 0; q < 2; ++q) {
+    const unsigned kc = fz_u8(r);
+    kk[q] = kc < 240 ? kc % 10 : (kc == 240 ? UINT64_MAX : UINT64_C(1) << 32);
+  }
+  const int use_opts = !(fz_u8(r) & 1);
+  const unsigned cap_mode = fz_u8(r) % 8;
+  const exec_mode mode = reduce_mode(r);
+  const opts_model* o = &st->o;
+  const uint64_t nx = x ? objs(x) : 0, ny = y ? objs(y) : 0;
+  const mpcf_dtype dt = x ? x->dtype : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  knn_side sd[2];
+  for (int q = 0; q < 2; ++q) {
+    knn_side* s = &sd[q];
+    s->name = q ? "y" : "x";
+    s->rows_of = q ? y : x;
+    s->cands = q ? x : y;
+    s->k = kk[q];
+    /* k_x among the objects of Y, k_y among those of X */
+    s->k_ok = s->k >= 1 && s->k <= (q ? nx : ny);
+    s->need = s->k_ok ? (q ? ny : nx) * s->k : 0;
+    s->cap = s->need;
+    s->null_d = s->null_i = 0;
+  }
+  switch (cap_mode) {
+    case 1: sd[0].cap += 2, sd[1].cap += 2; break;
+    case 2: sd[0].cap = sd[0].need > 0 ? sd[0].need - 1 : 0; break;
+    case 3: sd[1].cap = sd[1].need > 0 ? sd[1].need - 1 : 0; break;
+    case 4: sd[0].null_d = 1; break;
+    case 5: sd[0].null_i = 1; break;
+    case 6: sd[1].null_d = 1; break;
+    case 7: sd[1].null_i = 1; break;
+    default: break;
+  }
+  for (int q = 0; q < 2; ++q) {
+    sd[q].dist = canary_buffer(sd[q].cap * esz);
+    sd[q].idx = canary_buffer(sd[q].cap * sizeof(int64_t));
+  }
+
+  /* mpcf.h's order: X, Y and their pairing, p, k_x, k_y, the outputs; the
+   * task pointer of a start comes first, backend and window last. */
+  expect e = {0, 0};
+  if (mode == EXEC_NULL_TASK) then_check(&e, ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  then_check(&e, !x || !y ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0, 0);
+  expect pairing = {0, 0};
+  int kinds = 0;
+  if (x && y) {
+    if (x->dtype != y->dtype) pairing.errors |= ST(MPCF_ERROR_DTYPE_MISMATCH);
+    kinds = pair_kind_errors(&pairing, x, y);
+  }
+  const int pairing_decides = then_check(&e, pairing.errors, 0);
+  const int p_ok = !isnan(p) && p >= 1;
+  then_check(&e, p_ok ? 0 : ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  const int kx_decides = then_check(&e, sd[0].k_ok ? 0 : ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  const int ky_decides = then_check(&e, sd[1].k_ok ? 0 : ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  unsigned out_errors = 0;
+  for (int q = 0; q < 2; ++q) {
+    if (sd[q].cap < sd[q].need) out_errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+    if ((sd[q].null_d || sd[q].null_i) && sd[q].need > 0) out_errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+  then_check(&e, out_errors, 0);
+  const int args_pass = e.errors == 0;
+  if (x && y) {
+    expect bw = {0, 0};
+    backend_window_errors(&bw, st, use_opts, x->dtype, sd[0].need > 0);
+    backend_window_errors(&bw, st, use_opts, y->dtype, sd[0].need > 0);
+    then_check(&e, bw.errors, bw.also);
+  }
+  /* The collection-free check judges p and each side's k the same way. */
+  if (x && y) {
+    check_status("mpcf_knn_check", mpcf_knn_check(nx, (int64_t)ny, x->caxis, p, kk[0]),
+                 p_ok && sd[0].k_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+    check_status("mpcf_knn_check", mpcf_knn_check(ny, (int64_t)nx, y->caxis, p, kk[1]),
+                 p_ok && sd[1].k_ok ? ST(MPCF_OK) : ST(MPCF_ERROR_INVALID_ARGUMENT));
+  }
+
+  mpcf_options* oh = use_opts ? o->h : NULL;
+  mpcf_task* const sentinel = (mpcf_task*)(uintptr_t)0x7a5c;
+  mpcf_task* task = sentinel;
+  void* dp[2];
+  int64_t* ip[2];
+  for (int q = 0; q < 2; ++q) {
+    dp[q] = sd[q].null_d ? NULL : sd[q].dist;
+    ip[q] = sd[q].null_i ? NULL : sd[q].idx;
+  }
+  const char* call = mode == EXEC_SYNC ? "mpcf_knn_both" : "mpcf_knn_both_start";
+  mpcf_status s;
+  if (mode == EXEC_SYNC) {
+    s = mpcf_knn_both(x ? x->h : NULL, y ? y->h : NULL, p, kk[0], kk[1], dp[0], ip[0], sd[0].cap, dp[1], ip[1],
+                      sd[1].cap, oh);
+  } else {
+    s = mpcf_knn_both_start(x ? x->h : NULL, y ? y->h : NULL, p, kk[0], kk[1], dp[0], ip[0], sd[0].cap, dp[1],
+                            ip[1], sd[1].cap, oh, mode == EXEC_NULL_TASK ? NULL : &task);
+  }
+  check_status(call, s, allowed_of(e));
+  if (tracing()) {
+    fprintf(stderr, "  %s(k_x %llu, k_y %llu, capacities %llu %llu): %s %s\n", call, (unsigned long long)kk[0],
+            (unsigned long long)kk[1], (unsigned long long)sd[0].cap, (unsigned long long)sd[1].cap,
+            mpcf_status_name(s), s == MPCF_OK ? "" : mpcf_last_error_message());
+  }
+  /* The message names the argument (mpcf.h): the side whose k is wrong, or
+   * both kinds of functions. */
+  if (s == MPCF_ERROR_INVALID_ARGUMENT && (kx_decides || ky_decides)) {
+    const char* want = kx_decides ? "k_x" : "k_y";
+    FZ_CHECK(strstr(mpcf_last_error_message(), want) != NULL, "%s refused %s = %llu without naming it: '%s'",
+             call, want, (unsigned long long)(kx_decides ? kk[0] : kk[1]), mpcf_last_error_message());
+  }
+  if (pairing_decides && x->dtype == y->dtype) check_kind_message(call, s, kinds);
+  if (s != MPCF_OK) {
+    for (int q = 0; q < 2; ++q) {
+      FZ_CHECK(is_canary(sd[q].dist, sd[q].cap * esz) && is_canary(sd[q].idx, sd[q].cap * sizeof(int64_t)),
+               "%s failed with %s and still wrote an output of the %s side", call, mpcf_status_name(s), sd[q].name);
+    }
+    FZ_CHECK(task == sentinel, "%s failed with %s and still wrote *task", call, mpcf_status_name(s));
+    /* A synchronous call that failed its argument checks leaves no record. */
+    if (mode == EXEC_SYNC && !args_pass) {
+      mpcf_task_info info;
+      memset(&info, 0, sizeof info);
+      info.struct_size = sizeof info;
+      check_status("mpcf_last_task_info", mpcf_last_task_info(&info), ST(MPCF_ERROR_INVALID_ARGUMENT));
+    }
+    for (int q = 0; q < 2; ++q) free(sd[q].dist), free(sd[q].idx);
+    return;
+  }
+
+  mpcf_status final = MPCF_OK;
+  int destroyed = 0;
+  if (mode == EXEC_SYNC) {
+    /* One pass over X x Y: the merge steps of a cdist of X and Y. */
+    const mat_call mc = {MAT_CDIST, x, y, p, 0, MPCF_METRIC_LP_DISTANCE, use_opts};
+    mpcf_task_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    check_task_info(call, mpcf_last_task_info(&info), &info, &mc, st);
+  } else {
+    FZ_CHECK(task != NULL && task != sentinel, "%s succeeded without a task", call);
+    final = finish_task(task, mode, ST(MPCF_OK), &destroyed);
+  }
+  int all_poisoned = 1;
+  for (int q = 0; q < 2; ++q) {
+    const knn_side* sq = &sd[q];
+    FZ_CHECK(is_canary((unsigned char*)sq->dist + sq->need * esz, (sq->cap - sq->need) * esz) &&
+                 is_canary(sq->idx + sq->need, (sq->cap - sq->need) * sizeof(int64_t)),
+             "%s wrote beyond the %llu elements of its %s side", call, (unsigned long long)sq->need, sq->name);
+    for (uint64_t k = 0; k < sq->need; ++k) all_poisoned &= isnan(element_of(sq->dist, dt, k)) && sq->idx[k] == -1;
+  }
+  /* Destroyed unfinished: the full result or NaN / -1 everywhere. */
+  if (final != MPCF_OK || (destroyed && all_poisoned && sd[0].need + sd[1].need > 0)) {
+    FZ_CHECK(all_poisoned, "%s ended with %s but left a distance that is not NaN or an index not -1", call,
+             mpcf_status_name(final));
+    for (int q = 0; q < 2; ++q) free(sd[q].dist), free(sd[q].idx);
+    return;
+  }
+  /* Each row of each side: exactly the k first of all its candidates
+   * sorted by (d, j), d the single-pair value of (row, candidate), as
+   * mpcf_knn of that side gives it. */
+  for (int q = 0; q < 2; ++q) {
+    const knn_side* sq = &sd[q];
+    for (uint64_t i = 0; i < objs(sq->rows_of); ++i) {
+      knn_entry all[MAX_N];
+      uint64_t m = 0;
+      for (uint64_t j = 0; j < objs(sq->cands); ++j) {
+        all[m].d = pair_value(sq->rows_of, i, sq->cands, j, distance_kind(p), p, o, use_opts);
+        all[m].j = (int64_t)j;
+        ++m;
+      }
+      qsort(all, m, sizeof all[0], knn_less);
+      for (uint64_t c = 0; c < sq->k; ++c) {
+        const double d = element_of(sq->dist, dt, i * sq->k + c);
+        const int64_t j = sq->idx[i * sq->k + c];
+        FZ_CHECK(j == all[c].j && same_bits(d, all[c].d, dt),
+                 "%s, %s side, row %llu, neighbour %llu: (%.17g, %lld), expected (%.17g, %lld)", call, sq->name,
+                 (unsigned long long)i, (unsigned long long)c, d, (long long)j, all[c].d, (long long)all[c].j);
+      }
+    }
+  }
+  for (int q = 0; q < 2; ++q) free(sd[q].dist), free(sd[q].idx);
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging neighbour lists                                              */
+/* ------------------------------------------------------------------ */
+
+/* The order of every knn result (mpcf.h): ascending by distance, NaN after
+ * +inf, equal distances (-0 == +0, any NaN equal to any NaN) by index. */
+static int neighbour_cmp(double da, int64_t ja, double db, int64_t jb) {
+  const int an = isnan(da), bn = isnan(db);
+  if (an != bn) return an ? 1 : -1;
+  if (!an && da != db) return da < db ? -1 : 1;
+  return ja < jb ? -1 : (ja > jb);
+}
+
+/* An entry of a neighbour list, with where it came from: with equal
+ * (distance, index), mpcf_knn_merge keeps a's entries before b's, each
+ * list in its own order, so the reference sorts by (distance, index,
+ * list, position). `raw` holds the stored bytes, copied bit for bit. */
+typedef struct merge_entry {
+  double d; /* the stored value (float32 widened exactly) */
+  int64_t j;
+  unsigned src; /* 0: a, 1: b */
+  uint64_t pos;
+  unsigned char raw[8];
+} merge_entry;
+
+static int merge_entry_cmp(const void* pa, const void* pb) {
+  const merge_entry* a = pa;
+  const merge_entry* b = pb;
+  const int c = neighbour_cmp(a->d, a->j, b->d, b->j);
+  if (c != 0) return c;
+  if (a->src != b->src) return a->src < b->src ? -1 : 1;
+  return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* A distance of a generated list (16 codes, many ties, -0, +-inf, NaN,
+ * values that overflow or underflow float32). */
+static double merge_distance_code(fz_reader* r) {
+  switch (fz_u8(r) % 16) {
+    case 0: return 0.0;
+    case 1: return 0.5;
+    case 2:
+    case 3: return 1.0;
+    case 4: return 2.0;
+    case 5: return 3.0;
+    case 6: return -0.0;
+    case 7: return INFINITY;
+    case 8: return NAN;
+    case 9: return 1e300; /* +inf in float32 */
+    case 10: return -1.0;
+    case 11: return 1e-45; /* the smallest float32 subnormal */
+    case 12: return -INFINITY;
+    case 13: return 1.0 + DBL_EPSILON; /* 1 in float32 */
+    case 14: return value_code(r);
+    default: return fz_raw_f64(r);
+  }
+}
+
+/* An index of a generated list: 0..7 mostly (ties), some large ones. */
+static int64_t merge_index_code(fz_reader* r) {
+  const unsigned c = fz_u8(r);
+  if (c < 240) return (int64_t)(c % 8);
+  if (c == 240) return INT64_MAX;
+  if (c == 241) return INT64_C(1) << 40;
+  return (int64_t)c - 232; /* 10..23 */
+}
+
+/* a b, with *over set when it does not fit 64 bits. */
+static uint64_t mul_over(uint64_t a, uint64_t b, int* over) {
+  if (a != 0 && b > UINT64_MAX / a) {
+    *over = 1;
+    return UINT64_MAX;
+  }
+  return a * b;
+}
+
+/* Whether [p, p + pb) and [q, q + qb) share a byte (NULL or empty: no). */
+static int ranges_overlap(const unsigned char* p, uint64_t pb, const unsigned char* q, uint64_t qb) {
+  if (p == NULL || q == NULL || pb == 0 || qb == 0) return 0;
+  const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return a < b + qb && b < a + pb;
+}
+
+/* The six buffers of mpcf_knn_merge, in one canary-filled arena (so that an
+ * output may be placed inside an input, and any byte written anywhere is
+ * seen). */
+enum { MG_AD, MG_AI, MG_BD, MG_BI, MG_OD, MG_OI, MG_REGIONS };
+static const char* const MG_NAMES[MG_REGIONS] = {"a_distances", "a_indices", "b_distances",
+                                                  "b_indices",   "distances", "indices"};
+
+enum { MG_MAX_K = 8 }; /* a_k, b_k of a list the fuzzer builds */
+
+/* opcode 17: KNN_MERGE dtype rows a_k b_k k cap_mode flags [overlap]
+ * [bad kind, bad where] then the entries of a (rows x a_k) and of b (rows x
+ * b_k), each a distance code and an index code; every row is sorted by the
+ * header's order once generated.
+ *   dtype: as CREATE (bit 7: the raw value dtype & 0x7f; else bit 0
+ *     float32); rows: < 240 mod 9, 240 2^32, 241 2^62, 242 2^63, else
+ *     2^64 - 1 (such lists are not built: the call must fail before reading
+ *     them); a_k, b_k: < 240 mod 9, 240 2^64 - 1, else 2^63 (not built: passed
+ *     NULL when rows > 0); k: < 240 mod (a_k + b_k + 2) (mod 10 for a huge
+ *     list), 240 2^64 - 1, 241 2^63, 242 a_k + b_k, else a_k + b_k + 1
+ *     (wrapping); cap_mode mod 4: exact, 2 more, one short, 0.
+ *   flags: bits 0..5 pass NULL for a_distances, a_indices, b_distances,
+ *     b_indices, distances, indices; 64: an overlap byte follows (mod 6:
+ *     distances at a_distances, indices at a_indices, distances at
+ *     b_distances, indices at b_indices, indices at distances, distances at
+ *     a_indices; plus 8 ((byte / 6) mod 4) bytes); 128: a kind (mod 5: swap
+ *     an entry with its neighbour in the row, index -1, index INT64_MIN,
+ *     distance -inf, distance NaN) and a where byte (bit 0: list b; the
+ *     rest: the entry) follow, which spoil one entry after the sort. */
+static void op_knn_merge(fz_reader* r, state* st) {
+  (void)st;
+  const unsigned dcode = fz_u8(r);
+  const int dtype_raw = (dcode & 0x80) ? (int)(dcode & 0x7f) : ((dcode & 1) ? MPCF_FLOAT32 : MPCF_FLOAT64);
+  const int dtype_ok = dtype_raw == MPCF_FLOAT32 || dtype_raw == MPCF_FLOAT64;
+  const mpcf_dtype dt = dtype_raw == MPCF_FLOAT32 ? MPCF_FLOAT32 : MPCF_FLOAT64;
+  const size_t esz = dt == MPCF_FLOAT32 ? sizeof(float) : sizeof(double);
+  const unsigned rc = fz_u8(r);
+  static const uint64_t huge_rows[4] = {UINT64_C(1) << 32, UINT64_C(1) << 62, UINT64_C(1) << 63, UINT64_MAX};
+  const uint64_t rows = rc < 240 ? rc % (MAX_N + 1) : huge_rows[rc < 243 ? rc - 240 : 3];
+  uint64_t lk[2]; /* a_k, b_k */
+  for (int q = 0; q < 2; ++q) {
+    const unsigned c = fz_u8(r);
+    lk[q] = c < 240 ? c % (MG_MAX_K + 1) : (c == 240 ? UINT64_MAX : UINT64_C(1) << 63);
+  }
+  const int small_lists = lk[0] <= MG_MAX_K && lk[1] <= MG_MAX_K;
+  const unsigned kc = fz_u8(r);
+  uint64_t k;
+  if (kc < 240) k = small_lists ? kc % (lk[0] + lk[1] + 2) : kc % 10;
+  else if (kc == 240) k = UINT64_MAX;
+  else if (kc == 241) k = UINT64_C(1) << 63;
+  else if (kc == 242) k = lk[0] + lk[1];
+  else k = lk[0] + lk[1] + 1;
+  const unsigned cap_mode = fz_u8(r) % 4;
+  const unsigned flags = fz_u8(r);
+  const unsigned ov = (flags & 64) ? fz_u8(r) : 0;
+  const unsigned bad_kind = (flags & 128) ? fz_u8(r) % 5 : 0;
+  const unsigned bad_at = (flags & 128) ? fz_u8(r) : 0;
+
+  /* The lists built: every row when there are at most MAX_N, else one
+   * (the call must refuse such a count before reading). */
+  const uint64_t mrows = rows <= MAX_N ? rows : 1;
+  uint64_t mk[2], built[2];
+  merge_entry list[2][MAX_N * MG_MAX_K];
+  for (int q = 0; q < 2; ++q) {
+    mk[q] = lk[q] <= MG_MAX_K ? lk[q] : 0;
+    built[q] = mrows * mk[q];
+    for (uint64_t e = 0; e < built[q]; ++e) {
+      merge_entry* en = &list[q][e];
+      en->d = in_dtype(dt, merge_distance_code(r));
+      en->j = merge_index_code(r);
+      en->src = (unsigned)q;
+      en->pos = 0;
+    }
+    for (uint64_t row = 0; row < mrows && mk[q] > 0; ++row) {
+      qsort(list[q] + row * mk[q], mk[q], sizeof(merge_entry), merge_entry_cmp);
+    }
+  }
+  if ((flags & 128) && built[bad_at & 1] > 0) {
+    const unsigned q = bad_at & 1;
+    const uint64_t e = (bad_at >> 1) % built[q], col = e % mk[q];
+    merge_entry* en = &list[q][e];
+    switch (bad_kind) {
+      case 0: {
+        /* with the next entry of its row (or the one before) */
+        const uint64_t other = col + 1 < mk[q] ? e + 1 : (col > 0 ? e - 1 : e);
+        const merge_entry t = list[q][other];
+        list[q][other] = *en;
+        *en = t;
+        break;
+      }
+      case 1: en->j = -1; break;
+      case 2: en->j = INT64_MIN; break;
+      case 3: en->d = -INFINITY; break;
+      default: en->d = NAN; break;
+    }
+  }
+  for (int q = 0; q < 2; ++q) {
+    for (uint64_t e = 0; e < built[q]; ++e) {
+      merge_entry* en = &list[q][e];
+      en->pos = e % mk[q];
+      memset(en->raw, 0, sizeof en->raw);
+      if (esz == sizeof(float)) {
+        const float f = (float)en->d;
+        memcpy(en->raw, &f, sizeof f);
+      } else {
+        memcpy(en->raw, &en->d, sizeof en->d);
+      }
+    }
+  }
+
+  /* What the header says, in its order: dtype, k, the buffers (sizes that
+   * exist, NULL inputs, the outputs' capacity and NULL, overlaps), then the
+   * rows of a and b. */
+  int over[3] = {0, 0, 0};
+  const uint64_t count[2] = {mul_over(rows, lk[0], &over[0]), mul_over(rows, lk[1], &over[1])};
+  const uint64_t need = mul_over(rows, k, &over[2]);
+  const uint64_t base = over[2] || need > 256 ? 16 : need;
+  uint64_t cap = base;
+  switch (cap_mode) {
+    case 1: cap = base + 2; break;
+    case 2: cap = base > 0 ? base - 1 : 0; break;
+    case 3: cap = 0; break;
+    default: break;
+  }
+
+  /* The arena: each region after a 16-byte gap, 8-aligned, then room for an
+   * output moved into an earlier region. */
+  uint64_t bytes[MG_REGIONS], at[MG_REGIONS];
+  bytes[MG_AD] = built[0] * esz;
+  bytes[MG_AI] = built[0] * sizeof(int64_t);
+  bytes[MG_BD] = built[1] * esz;
+  bytes[MG_BI] = built[1] * sizeof(int64_t);
+  bytes[MG_OD] = cap * esz;
+  bytes[MG_OI] = cap * sizeof(int64_t);
+  uint64_t total = 0;
+  for (int g = 0; g < MG_REGIONS; ++g) {
+    at[g] = (total + 16 + 7) / 8 * 8;
+    total = at[g] + bytes[g];
+  }
+  total += 16 + 32 + bytes[MG_OD] + bytes[MG_OI];
+  unsigned char* arena = canary_buffer(total);
+  for (int q = 0; q < 2; ++q) {
+    for (uint64_t e = 0; e < built[q]; ++e) {
+      memcpy(arena + at[q ? MG_BD : MG_AD] + e * esz, list[q][e].raw, esz);
+      memcpy(arena + at[q ? MG_BI : MG_AI] + e * sizeof(int64_t), &list[q][e].j, sizeof(int64_t));
+    }
+  }
+  unsigned char* ptr[MG_REGIONS];
+  for (int g = 0; g < MG_REGIONS; ++g) ptr[g] = (flags & (1u << g)) ? NULL : arena + at[g];
+  /* A list too long to exist here is passed as NULL (the call then must
+   * refuse it before reading). */
+  for (int q = 0; q < 2; ++q) {
+    if (lk[q] > MG_MAX_K && rows > 0) ptr[q ? MG_BD : MG_AD] = ptr[q ? MG_BI : MG_AI] = NULL;
+  }
+  if (flags & 64) {
+    static const int target[6] = {MG_OD, MG_OI, MG_OD, MG_OI, MG_OI, MG_OD};
+    static const int into[6] = {MG_AD, MG_AI, MG_BD, MG_BI, MG_OD, MG_AI};
+    const unsigned w = ov % 6;
+    const uint64_t shift = 8 * ((ov / 6) % 4);
+    if (ptr[target[w]] != NULL && at[into[w]] + shift + bytes[target[w]] <= total) {
+      ptr[target[w]] = arena + at[into[w]] + shift;
+    }
+  }
+
+  expect ex = {0, 0};
+  then_check(&ex, dtype_ok ? 0 : ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  const int k_ok = k >= 1 && (k <= lk[1] || k - lk[1] <= lk[0]);
+  then_check(&ex, k_ok ? 0 : ST(MPCF_ERROR_INVALID_ARGUMENT), 0);
+  /* A count past 64 bits: too large to exist, or more than any capacity. */
+  then_check(&ex, over[0] || over[1] || over[2] ? ST(MPCF_ERROR_INVALID_ARGUMENT) | ST(MPCF_ERROR_BUFFER_TOO_SMALL) : 0,
+             0);
+  unsigned in_errors = 0;
+  if (count[0] > 0 && (ptr[MG_AD] == NULL || ptr[MG_AI] == NULL)) in_errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (count[1] > 0 && (ptr[MG_BD] == NULL || ptr[MG_BI] == NULL)) in_errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  then_check(&ex, in_errors, 0);
+  unsigned out_errors = 0;
+  if (cap < need) out_errors |= ST(MPCF_ERROR_BUFFER_TOO_SMALL);
+  if (need > 0 && (ptr[MG_OD] == NULL || ptr[MG_OI] == NULL)) out_errors |= ST(MPCF_ERROR_INVALID_ARGUMENT);
+  then_check(&ex, out_errors, 0);
+  if (ex.errors == 0) {
+    /* Everything is small now: rows <= MAX_N, the lists built, need <= cap.
+     * The outputs are rows x k elements; an overlap of their capacity
+     * beyond that alone is left open by the header. */
+    const uint64_t in_bytes[4] = {count[0] * esz, count[0] * sizeof(int64_t), count[1] * esz,
+                                  count[1] * sizeof(int64_t)};
+    int written = 0, spare = 0;
+    for (int g = 0; g < 4; ++g) {
+      written |= ranges_overlap(ptr[MG_OD], need * esz, ptr[g], in_bytes[g]) ||
+                 ranges_overlap(ptr[MG_OI], need * sizeof(int64_t), ptr[g], in_bytes[g]);
+      spare |= ranges_overlap(ptr[MG_OD], cap * esz, ptr[g], in_bytes[g]) ||
+               ranges_overlap(ptr[MG_OI], cap * sizeof(int64_t), ptr[g], in_bytes[g]);
+    }
+    written |= ranges_overlap(ptr[MG_OD], need * esz, ptr[MG_OI], need * sizeof(int64_t));
+    spare |= ranges_overlap(ptr[MG_OD], cap * esz, ptr[MG_OI], cap * sizeof(int64_t));
+    then_check(&ex, written ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0, spare ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0);
+  }
+  if (ex.errors == 0) {
+    /* Every row of a, then of b: indices >= 0, ascending by (d, j). */
+    int bad = 0;
+    for (int q = 0; q < 2 && !bad; ++q) {
+      for (uint64_t e = 0; e < count[q] && !bad; ++e) {
+        const merge_entry* en = &list[q][e];
+        bad = en->j < 0 || (e % mk[q] > 0 && neighbour_cmp(en->d, en->j, en[-1].d, en[-1].j) < 0);
+      }
+    }
+    then_check(&ex, bad ? ST(MPCF_ERROR_INVALID_ARGUMENT) : 0, 0);
+  }
+  if (tracing()) {
+    fprintf(stderr, "  knn_merge: dtype %d, rows %llu, a_k %llu, b_k %llu, k %llu, capacity %llu, NULL mask %u\n",
+            dtype_raw, (unsigned long long)rows, (unsigned long long)lk[0], (unsigned long long)lk[1],
+            (unsigned long long)k, (unsigned long long)cap, flags & 63);
+    for (int q = 0; q < 2; ++q) {
+      for (uint64_t row = 0; row < mrows && mk[q] > 0; ++row) {
+        fprintf(stderr, "    %c[%llu]:", q ? 'b' : 'a', (unsigned long long)row);
+        for (uint64_t c = 0; c < mk[q]; ++c) {
+          const merge_entry* en = &list[q][row * mk[q] + c];
+          fprintf(stderr, " (%.9g, %lld)", en->d, (long long)en->j);
+        }
+        fputc('\n', stderr);
+      }
+    }
+  }
+
+  unsigned char* before = malloc(total);
+  if (before == NULL) abort();
+  memcpy(before, arena, total);
+  const mpcf_status s =
+      mpcf_knn_merge((mpcf_dtype)dtype_raw, rows, k, ptr[MG_AD], (const int64_t*)(void*)ptr[MG_AI], lk[0], ptr[MG_BD],
+                     (const int64_t*)(void*)ptr[MG_BI], lk[1], ptr[MG_OD], (int64_t*)(void*)ptr[MG_OI], cap);
+  check_status("mpcf_knn_merge", s, allowed_of(ex));
+  if (tracing()) fprintf(stderr, "  -> %s %s\n", mpcf_status_name(s), s == MPCF_OK ? "" : mpcf_last_error_message());
+  if (s != MPCF_OK) {
+    for (uint64_t b = 0; b < total; ++b) {
+      FZ_CHECK(arena[b] == before[b], "mpcf_knn_merge failed with %s and still wrote byte %llu of its buffers",
+               mpcf_status_name(s), (unsigned long long)b);
+    }
+    free(before);
+    free(arena);
+    return;
+  }
+  /* The expected bytes: the inputs and every canary as they were, each row
+   * of the outputs the k first of a's row and b's row sorted together. */
+  unsigned char* want = before;
+  for (uint64_t row = 0; row < rows && need > 0; ++row) {
+    merge_entry all[2 * MG_MAX_K];
+    uint64_t m = 0;
+    for (int q = 0; q < 2; ++q) {
+      for (uint64_t c = 0; c < mk[q]; ++c) all[m++] = list[q][row * mk[q] + c];
+    }
+    qsort(all, m, sizeof all[0], merge_entry_cmp);
+    for (uint64_t c = 0; c < k; ++c) {
+      memcpy(want + (ptr[MG_OD] - arena) + (row * k + c) * esz, all[c].raw, esz);
+      memcpy(want + (ptr[MG_OI] - arena) + (row * k + c) * sizeof(int64_t), &all[c].j, sizeof(int64_t));
+    }
+  }
+  for (uint64_t b = 0; b < total; ++b) {
+    if (arena[b] == want[b]) continue;
+    /* Name the first wrong byte: an output element, or a byte that was not
+     * to change. */
+    for (int g = MG_OD; g <= MG_OI; ++g) {
+      const uint64_t w = g == MG_OD ? esz : sizeof(int64_t);
+      if (ptr[g] == NULL || b < (uint64_t)(ptr[g] - arena) || b >= (uint64_t)(ptr[g] - arena) + need * w) continue;
+      const uint64_t el = (b - (uint64_t)(ptr[g] - arena)) / w;
+      const double got_d = element_of(ptr[MG_OD], dt, el), want_d = element_of(want + (ptr[MG_OD] - arena), dt, el);
+      int64_t got_j, want_j;
+      memcpy(&got_j, ptr[MG_OI] + el * sizeof(int64_t), sizeof got_j);
+      memcpy(&want_j, want + (ptr[MG_OI] - arena) + el * sizeof(int64_t), sizeof want_j);
+      fz_fail(__FILE__, __LINE__, "mpcf_knn_merge row %llu, entry %llu: %s (%.17g, %lld), expected (%.17g, %lld)",
+              (unsigned long long)(el / k), (unsigned long long)(el % k), MG_NAMES[g], got_d, (long long)got_j,
+              want_d, (long long)want_j);
+    }
+    fz_fail(__FILE__, __LINE__, "mpcf_knn_merge wrote byte %llu of its buffers, outside the %llu elements of its result",
+            (unsigned long long)b, (unsigned long long)need);
+  }
+  free(before);
+  free(arena);
+}
+
 /* What a stream's callback saw. */
 typedef struct stream_log {
   mpcf_dtype dtype;
@@ -3766,7 +4341,9 @@ enum opcode {
   OPC_STREAM = 13,
   OPC_MATVEC = 14,
   OPC_TDA = 15, /* a sub-operation byte follows: the barcode, pointwise, read-out and serialization calls */
-  OPC_COUNT = 16
+  OPC_KNN_BOTH = 16,
+  OPC_KNN_MERGE = 17,
+  OPC_COUNT = 18 /* the opcode byte is taken mod OPC_COUNT */
 };
 
 static const char* const OP_NAMES[OPC_COUNT] = {
@@ -3778,6 +4355,7 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_KNN] = "KNN (mpcf_knn*)", [OPC_STREAM] = "STREAM (mpcf_pdist_stream*, mpcf_cdist_stream*)",
     [OPC_MATVEC] = "MATVEC (mpcf_kernel_matvec*)",
     [OPC_TDA] = "TDA (barcodes, evaluate, read-out, reduce, combine, files, slice, component axis, landscapes)",
+    [OPC_KNN_BOTH] = "KNN_BOTH (mpcf_knn_both*)", [OPC_KNN_MERGE] = "KNN_MERGE (mpcf_knn_merge)",
 };
 
 static void trace_slots(const state* st) {
@@ -3825,6 +4403,8 @@ static void run_op(fz_reader* r, state* st, unsigned code, int index) {
     case OPC_STREAM: op_stream(r, st); break;
     case OPC_MATVEC: op_matvec(r, st); break;
     case OPC_TDA: op_tda(r, st); break;
+    case OPC_KNN_BOTH: op_knn_both(r, st); break;
+    case OPC_KNN_MERGE: op_knn_merge(r, st); break;
     default: break;
   }
 }

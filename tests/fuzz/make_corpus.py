@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
 OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC, OP_TDA = 11, 12, 13, 14, 15
-OP_KNN_BOTH = 16
+OP_KNN_BOTH, OP_KNN_MERGE = 16, 17
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -234,6 +234,81 @@ def knn_both(x, y, p=1.0, kx=1, ky=1, use_options=True, cap="exact", mode="sync"
     c = {"exact": 0, "plus": 1, "x_minus1": 2, "y_minus1": 3, "null_x_distances": 4,
          "null_x_indices": 5, "null_y_distances": 6, "null_y_indices": 7}[cap]
     return bytes([OP_KNN_BOTH, x, y]) + pcode(p) + bytes([kx, ky, 0 if use_options else 1, c, EXEC[mode]])
+
+
+# KNN_MERGE's codes (fuzz_capi.c, op_knn_merge)
+MERGE_DISTANCE = [(0.0, 0), (0.5, 1), (1.0, 2), (2.0, 4), (3.0, 5), (math.inf, 7), (1e300, 9), (-1.0, 10),
+                  (1e-45, 11), (-math.inf, 12), (1.0 + 2.0 ** -52, 13)]
+MERGE_HUGE_ROWS = {"2^32": 240, "2^62": 241, "2^63": 242, "max": 243}
+MERGE_HUGE_K = {"max": 240, "2^63": 241}  # a_k, b_k; k also takes "sum" and "sum+1"
+MERGE_NULL = ["a_distances", "a_indices", "b_distances", "b_indices", "distances", "indices"]
+MERGE_OVERLAP = ["distances@a_distances", "indices@a_indices", "distances@b_distances", "indices@b_indices",
+                 "indices@distances", "distances@a_indices"]
+MERGE_BAD = ["swap", "index-1", "index_min", "-inf", "nan"]
+
+
+def _merge_distance(d):
+    if isinstance(d, float) and math.isnan(d):
+        return bytes([8])
+    if d == 0 and math.copysign(1, d) < 0:
+        return bytes([6])
+    for x, c in MERGE_DISTANCE:
+        if d == x:
+            return bytes([c])
+    return bytes([15]) + struct.pack("<d", d)
+
+
+def _merge_index(j):
+    if 0 <= j < 8:
+        return bytes([j])
+    if 10 <= j < 24:
+        return bytes([j + 232])
+    return bytes([{2 ** 63 - 1: 240, 2 ** 40: 241}[j]])
+
+
+def knn_merge(a, b, k, rows=None, a_k=None, b_k=None, dtype="f64", raw_dtype=None, cap="exact", null=(),
+              overlap=None, shift=0, bad=None):
+    """KNN_MERGE of the lists a and b, each a list of rows of (distance,
+    index) (fuzz_capi sorts every row by the header's order, so give them in
+    any order). rows, a_k, b_k default to the lists' shape; a huge count is
+    a name (rows: "2^32", "2^62", "2^63", "max", with one row given; a_k,
+    b_k: "max", "2^63", with empty rows given). k: an int (at most a_k + b_k
+    + 1; mod 10 when a list is huge), "max", "2^63", "sum" (a_k + b_k) or
+    "sum+1". cap: exact, plus2, minus1, zero. null: names of MERGE_NULL
+    passed as NULL. overlap: a name of MERGE_OVERLAP (the output placed
+    `shift` words into that buffer). bad: (kind of MERGE_BAD, "a" or "b",
+    entry): spoils that entry after the sort."""
+    a_k = len(a[0]) if a_k is None else a_k
+    b_k = len(b[0]) if b_k is None else b_k
+    rows = len(a) if rows is None else rows
+    assert len(a) == len(b) and all(len(r) == (a_k if isinstance(a_k, int) else 0) for r in a) and \
+        all(len(r) == (b_k if isinstance(b_k, int) else 0) for r in b)
+    assert len(a) == (rows if isinstance(rows, int) else 1)
+    if raw_dtype is not None:
+        dcode = 0x80 | raw_dtype
+    else:
+        dcode = 1 if dtype == "f32" else 0
+    rc = rows if isinstance(rows, int) else MERGE_HUGE_ROWS[rows]
+    lks = [x if isinstance(x, int) else MERGE_HUGE_K[x] for x in (a_k, b_k)]
+    if isinstance(k, int):
+        small = isinstance(a_k, int) and isinstance(b_k, int)
+        assert 0 <= k <= (a_k + b_k + 1 if small else 9)
+        kc = k
+    else:
+        kc = {"max": 240, "2^63": 241, "sum": 242, "sum+1": 243}[k]
+    c = {"exact": 0, "plus2": 1, "minus1": 2, "zero": 3}[cap]
+    flags = sum(1 << MERGE_NULL.index(n) for n in null) | (64 if overlap else 0) | (128 if bad else 0)
+    out = bytes([OP_KNN_MERGE, dcode, rc, lks[0], lks[1], kc, c, flags])
+    if overlap:
+        out += bytes([MERGE_OVERLAP.index(overlap) + 6 * shift])
+    if bad:
+        kind, which, entry = bad
+        out += bytes([MERGE_BAD.index(kind), (1 if which == "b" else 0) | (entry << 1)])
+    for lst in (a, b):
+        for row in lst:
+            for d, j in row:
+                out += _merge_distance(d) + _merge_index(j)
+    return out
 
 
 def stream(x, y=SELF, metric="distance", p=1.0, use_options=True, null_callback=False, cancel_at=0,
@@ -606,6 +681,44 @@ def capi_seeds():
         knn_both(0, 2, kx=2, ky=2, cap="y_minus1") + knn_both(0, 2, cap="null_x_distances") + \
         knn_both(0, 2, cap="null_x_indices") + knn_both(0, 2, cap="null_y_distances") + \
         knn_both(0, 2, cap="null_y_indices") + knn_both(SLOT_NULL, 2) + knn_both(0, 2, mode="null_task")
+    # Merging neighbour lists: ties across a and b (a's first), duplicates,
+    # -0 and +0, NaN after +inf, empty lists, no rows, huge counts.
+    a2 = [[(1.0, 3), (2.0, 1), (math.inf, 0)], [(0.5, 2), (0.5, 1), (3.0, 7)]]
+    b2 = [[(1.0, 3), (1.0, 5)], [(0.5, 1), (float("nan"), 4)]]
+    s["knn-merge"] = b"".join([
+        knn_merge(a2, b2, 4), knn_merge(a2, b2, 5, dtype="f32", cap="plus2"), knn_merge(a2, b2, 1),
+        knn_merge(b2, a2, 3),
+        knn_merge([[(0.0, 2), (-0.0, 2), (float("nan"), 0)]], [[(-0.0, 2), (float("nan"), 0), (math.inf, 2 ** 40)]],
+                  6, dtype="f32"),
+        knn_merge([[(-math.inf, 6), (1e300, 2 ** 63 - 1), (1.0 + 2.0 ** -52, 3)]] * 2,
+                  [[(1e-45, 12), (-1.0, 0), (0.1, 3)]] * 2, 4, dtype="f32"),
+        knn_merge([[(0.1, 3), (0.1, 3), (0.3, 1)]], [[(0.1, 3), (0.2, 0), (0.2, 0)]], 5),
+        knn_merge([[]] * 3, [[(1.0, 0), (2.0, 1), (3.0, 2)]] * 3, 2, null=["a_distances", "a_indices"]),
+        knn_merge([[(1.0, 0), (2.0, 1)]] * 2, [[]] * 2, 2),
+        knn_merge([], [], 1, rows=0, a_k=2, b_k=1, null=["distances", "indices"]),
+        knn_merge([], [], "max", rows=0, a_k="max", b_k="max"),
+        knn_merge([[(3.0, 0), (2.0, 1), (1.0, 2)]] * 2, [[(0.0, 0)]] * 2, 3, dtype="f32",
+                  overlap="indices@distances", shift=3),
+        knn_merge([[(1.0, 0), (2.0, 1), (1.0, 2)]] * 8, [[(0.5, 5), (2.0, 1), (0.0, 0), (9.0, 4)]] * 8, 7),
+    ])
+    # (an input runs at most 24 operations: one of each error path)
+    s["knn-merge-errors"] = b"".join([
+        knn_merge(a2, b2, 0, raw_dtype=0), knn_merge(a2, b2, 2, raw_dtype=3), knn_merge(a2, b2, 0),
+        knn_merge(a2, b2, "sum+1"), knn_merge(a2, b2, "max"),
+        knn_merge([[(1.0, 0)] * 8], [[(1.0, 1)]], 1, rows="2^62"),
+        knn_merge([[(1.0, 0)]], [[(1.0, 1)]], 2, rows="2^32"),
+        knn_merge([[]], [[(1.0, 1)]], 1, a_k="max"),
+        knn_merge(a2, b2, 2, null=["a_distances"]), knn_merge(a2, b2, 2, null=["b_indices"]),
+        knn_merge(a2, b2, 2, cap="minus1"), knn_merge(a2, b2, 2, null=["indices"]),
+        knn_merge(a2, b2, 2, overlap="distances@a_distances"), knn_merge(a2, b2, 2, overlap="indices@a_indices"),
+        knn_merge(a2, b2, 2, dtype="f32", overlap="distances@b_distances", shift=1),
+        knn_merge(a2, b2, 2, overlap="indices@b_indices"), knn_merge(a2, b2, 2, overlap="indices@distances"),
+        knn_merge(a2, b2, 2, overlap="distances@a_indices"),
+        knn_merge(a2, b2, 2, bad=("swap", "a", 1)), knn_merge(a2, b2, 2, dtype="f32", bad=("index-1", "b", 0)),
+        knn_merge(a2, b2, 2, bad=("index_min", "a", 4)), knn_merge(a2, b2, 2, bad=("-inf", "b", 3)),
+        knn_merge(a2, b2, 2, bad=("nan", "a", 1)),
+        knn_merge(a2, b2, 2, bad=("swap", "b", 3), overlap="distances@a_distances"),
+    ])
     s["knn-ties-inf"] = create(0, [[(0, 1)], [(0, 1)], [(0, 2)], [(1, 1)], [(0, 1), (1, 0)]]) + knn(0, k=4) + \
         options(window=(0.0, 2.0)) + knn(0, k=3)
     s["stream"] = c + create(1, README) + stream(0) + stream(0, p=2.0, mode="wait") + stream(0, 1) + \
