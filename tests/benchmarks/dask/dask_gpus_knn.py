@@ -37,6 +37,14 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--chunks", default="auto,50000")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--back-to-back", type=int, default=0,
+                    help="then N calls of the scattered case in a row, then N of the single process")
+    ap.add_argument("--idle", type=float, default=0.0,
+                    help="seconds of sleep before each back-to-back call")
+    ap.add_argument("--no-amm", action="store_true",
+                    help="start the scheduler without Dask's Active Memory Manager (whose "
+                    "ReduceReplicas policy drops the scattered collection's extra replicas "
+                    "when no task waits for them)")
     ap.add_argument("--task-stream", action="store_true",
                     help="also print the Dask tasks' compute time of one call, per kind and worker")
     ap.add_argument("--backend", default="cuda", help="cpu: the same with CPU workers (2), "
@@ -67,6 +75,8 @@ def main() -> int:
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_scheduler", "--port", "0",
              "--dashboard-address", ":0", "--scheduler-file", sched],
+            env=dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START=(
+                "False" if args.no_amm else "True")),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for _ in range(100):
             if os.path.exists(sched):
@@ -98,13 +108,29 @@ def main() -> int:
                 lambda: mpcf.dask.knn(scattered, args.k, chunks="auto", client=client,
                                       backend=args.backend))
             best = {name: float("inf") for name in cases}
+            times = {name: [] for name in cases}
             same = {}
             for _ in range(args.repeat):
                 for name, run in cases.items():
                     t0 = time.perf_counter()
                     d, i = run()
-                    best[name] = min(best[name], time.perf_counter() - t0)
+                    times[name].append(time.perf_counter() - t0)
+                    best[name] = min(best[name], times[name][-1])
                     same[name] = bool(np.array_equal(d, ref_d) and np.array_equal(i, ref_i))
+            for name, ts in times.items():
+                print(f"  {name}: " + ", ".join(f"{t:.3f}" for t in ts) + " s")
+            if args.back_to_back:
+                # The scattered case N times in a row, then the single
+                # process N times: each without the other case's call just
+                # before it.
+                for name in ("mpcf.dask, chunks=auto, X scattered beforehand", "single process, all GPUs"):
+                    for _ in range(args.back_to_back):
+                        time.sleep(args.idle)
+                        t0 = time.perf_counter()
+                        d, i = cases[name]()
+                        t = time.perf_counter() - t0
+                        same[name] &= bool(np.array_equal(d, ref_d) and np.array_equal(i, ref_i))
+                        print(f"  back to back: {name}: {t:.3f} s", flush=True)
             if args.task_stream:
                 # Where the time of one call goes: each Dask task's compute
                 # time, summed per kind of task and per worker.

@@ -158,6 +158,13 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     (``client.scatter(X, broadcast=True)``) and returns a handle to it for
     :func:`pdist`, :func:`cdist` and :func:`knn`.
 
+    Dask's Active Memory Manager (on by default) drops the extra copies of
+    a key no task waits for, every 2 s; a call after a pause then first
+    copies X back to the workers that lost it. To keep it on every worker,
+    start the scheduler without the manager
+    (``distributed.scheduler.active-memory-manager.start: false``) or call
+    ``client.amm.stop()``.
+
     Parameters
     ----------
     X : PcfCollection, PlfCollection or anything PcfCollection accepts
