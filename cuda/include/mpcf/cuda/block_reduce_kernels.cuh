@@ -280,7 +280,15 @@ struct MatvecArgs {
   std::uint32_t* flags;
 };
 
-constexpr int kMatvecChunk = 4;  // outputs (columns of V) per pass over the block
+// Outputs (columns of V) per pass over the block: kMatvecChunk, or 1 where
+// r = 1 (the kernels' registers, and so their occupancy, grow with it:
+// 86-94 registers per thread, 25% occupancy, with 4 at r = 1).
+constexpr int kMatvecChunk = 4;
+// Terms whose values a thread loads before it adds the first of them (the
+// kernels wait on these loads: without it, at r = 1, 54% of a warp's cycles
+// stalled on them at 25% occupancy).
+template <int Chunk>
+constexpr int matvec_loads_ahead() { return Chunk == 1 ? 4 : 2; }
 
 namespace detail {
 // Adds the partial (sums, flags) of the calling lane across the warp (exact:
@@ -313,39 +321,55 @@ __device__ __forceinline__ void add_partial(const MatvecArgs<T>& a, std::uint64_
 
 // One warp per block row i: for every column c of V, the exact-sum partial
 // of sum over the block's kept columns j of K(block(i, j)) V[j][c], added
-// into output i.
-template <typename T>
+// into output i. Chunk columns of V per pass; each lane loads the block
+// values and V entries of U of its columns before adding their terms.
+template <typename T, int Chunk>
 __global__ void __launch_bounds__(256)
     matvec_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
                        MatvecArgs<T> a) {
   constexpr int L = ExactSum::kLevels;
+  constexpr int U = matvec_loads_ahead<Chunk>();
   const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const std::uint32_t lane = threadIdx.x % 32;
   if (row >= nRows) return;
   const T* values = block + std::uint64_t(row) * nCols;
   const std::uint64_t i = a.rowBase + row;
-  for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
-    double acc[kMatvecChunk][L] = {};
-    std::uint32_t fl[kMatvecChunk] = {};
-    ExactSumLevels g[kMatvecChunk];
+  for (std::uint32_t c0 = 0; c0 < a.r; c0 += Chunk) {
+    double acc[Chunk][L] = {};
+    std::uint32_t fl[Chunk] = {};
+    ExactSumLevels g[Chunk];
 #pragma unroll
-    for (int q = 0; q < kMatvecChunk; ++q) {
+    for (int q = 0; q < Chunk; ++q) {
       g[q] = ExactSumLevels::of(
           c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, i, a.r, c0 + q) : 1.5, a.ratio);
     }
-    for (std::uint32_t c = lane; c < nCols; c += 32) {
-      if (!detail::kept_in_block(row, c, a.diagonalShift, a.skip)) continue;
-      const double K = kernel_value(a.kind, static_cast<double>(values[c]), a.scale);
-      const T* v = a.V + (a.colBase + c) * a.r + c0;
+    for (std::uint32_t base = lane; base < nCols; base += 32 * U) {
+      T value[U];
+      T v[U][Chunk];
+      bool kept[U];
 #pragma unroll
-      for (int q = 0; q < kMatvecChunk; ++q) {
-        if (c0 + q < a.r) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
+      for (int u = 0; u < U; ++u) {
+        const std::uint32_t c = base + 32 * u;
+        kept[u] = c < nCols && detail::kept_in_block(row, c, a.diagonalShift, a.skip);
+        value[u] = kept[u] ? values[c] : T(0);
+        const T* vr = a.V + (a.colBase + c) * a.r + c0;
+#pragma unroll
+        for (int q = 0; q < Chunk; ++q) v[u][q] = kept[u] && c0 + q < a.r ? vr[q] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!kept[u]) continue;
+        const double K = kernel_value(a.kind, static_cast<double>(value[u]), a.scale);
+#pragma unroll
+        for (int q = 0; q < Chunk; ++q) {
+          if (c0 + q < a.r) {
+            exact_sum_add(exact_sum_mul(K, static_cast<double>(v[u][q])), g[q], acc[q], fl[q]);
+          }
         }
       }
     }
 #pragma unroll
-    for (int q = 0; q < kMatvecChunk; ++q) {
+    for (int q = 0; q < Chunk; ++q) {
       detail::warp_exact_sum(acc[q], fl[q]);
       if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, acc[q], fl[q]);
     }
@@ -354,42 +378,57 @@ __global__ void __launch_bounds__(256)
 
 // Symmetric plane: one thread per (block column j, segment of segRows rows):
 // the exact-sum partial of sum over the segment's kept rows i != j of
-// K(block(i, j)) V[i][c], added into output j.
-template <typename T>
+// K(block(i, j)) V[i][c], added into output j. Chunk columns of V per pass;
+// each thread loads U rows' values and V entries before adding their terms.
+template <typename T, int Chunk>
 __global__ void __launch_bounds__(256)
     matvec_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
                        MatvecArgs<T> a, std::uint32_t segRows) {
   constexpr int L = ExactSum::kLevels;
+  constexpr int U = matvec_loads_ahead<Chunk>();
   const std::uint32_t col = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t seg = blockIdx.y;
   if (col >= nCols) return;
   const std::uint64_t j = a.colBase + col;
   const std::uint32_t r0 = seg * segRows;
   const std::uint32_t r1 = min(nRows, r0 + segRows);
-  for (std::uint32_t c0 = 0; c0 < a.r; c0 += kMatvecChunk) {
-    double acc[kMatvecChunk][L] = {};
-    std::uint32_t fl[kMatvecChunk] = {};
-    ExactSumLevels g[kMatvecChunk];
+  for (std::uint32_t c0 = 0; c0 < a.r; c0 += Chunk) {
+    double acc[Chunk][L] = {};
+    std::uint32_t fl[Chunk] = {};
+    ExactSumLevels g[Chunk];
 #pragma unroll
-    for (int q = 0; q < kMatvecChunk; ++q) {
+    for (int q = 0; q < Chunk; ++q) {
       g[q] = ExactSumLevels::of(
           c0 + q < a.r ? detail::grid_of(a.grids, a.gridsPerRow, j, a.r, c0 + q) : 1.5, a.ratio);
     }
-    for (std::uint32_t rr = r0; rr < r1; ++rr) {
-      const std::uint64_t i = a.rowBase + rr;
-      if (i == j || !detail::kept_in_block(rr, col, a.diagonalShift, a.skip)) continue;
-      const double K =
-          kernel_value(a.kind, static_cast<double>(block[std::uint64_t(rr) * nCols + col]), a.scale);
-      const T* v = a.V + i * a.r + c0;
+    for (std::uint32_t base = r0; base < r1; base += U) {
+      T value[U];
+      T v[U][Chunk];
+      bool kept[U];
 #pragma unroll
-      for (int q = 0; q < kMatvecChunk; ++q) {
-        if (c0 + q < a.r) {
-          exact_sum_add(exact_sum_mul(K, static_cast<double>(v[q])), g[q], acc[q], fl[q]);
+      for (int u = 0; u < U; ++u) {
+        const std::uint32_t rr = base + u;
+        const std::uint64_t i = a.rowBase + rr;
+        kept[u] = rr < r1 && i != j && detail::kept_in_block(rr, col, a.diagonalShift, a.skip);
+        value[u] = kept[u] ? block[std::uint64_t(rr) * nCols + col] : T(0);
+        const T* vr = a.V + i * a.r + c0;
+#pragma unroll
+        for (int q = 0; q < Chunk; ++q) v[u][q] = kept[u] && c0 + q < a.r ? vr[q] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (!kept[u]) continue;
+        const double K = kernel_value(a.kind, static_cast<double>(value[u]), a.scale);
+#pragma unroll
+        for (int q = 0; q < Chunk; ++q) {
+          if (c0 + q < a.r) {
+            exact_sum_add(exact_sum_mul(K, static_cast<double>(v[u][q])), g[q], acc[q], fl[q]);
+          }
         }
       }
     }
 #pragma unroll
-    for (int q = 0; q < kMatvecChunk; ++q) {
+    for (int q = 0; q < Chunk; ++q) {
       if (c0 + q < a.r) detail::add_partial(a, j, c0 + q, acc[q], fl[q]);
     }
   }

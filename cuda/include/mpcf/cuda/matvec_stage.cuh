@@ -107,14 +107,25 @@ class MatvecStage final : public GpuBlockStage<T> {
     a.skip = plane_.skip;
     a.sums = st.sums.data();
     a.flags = st.flags.data();
-    matvec_rows_kernel<T><<<detail::grid_for(std::uint64_t(nr) * 32, 256), 256, 0, stream>>>(
-        deviceBlock, nr, nc, a);
+    // One column of V per pass where r = 1 (fewer registers, more warps
+    // resident: see kMatvecChunk).
+    const bool one = a.r == 1;
+    const unsigned rowGrid = detail::grid_for(std::uint64_t(nr) * 32, 256);
+    if (one) {
+      matvec_rows_kernel<T, 1><<<rowGrid, 256, 0, stream>>>(deviceBlock, nr, nc, a);
+    } else {
+      matvec_rows_kernel<T, kMatvecChunk><<<rowGrid, 256, 0, stream>>>(deviceBlock, nr, nc, a);
+    }
     MPCF_CUDA_CHECK_LAUNCH();
     if (plane_.symmetric()) {
       const auto segs = static_cast<std::uint32_t>(detail::segments(nr, nc));
       const dim3 grid(detail::grid_for(nc, 256), segs);
-      matvec_cols_kernel<T><<<grid, 256, 0, stream>>>(
-          deviceBlock, nr, nc, a, static_cast<std::uint32_t>(detail::segment_rows(nr, nc)));
+      const auto segRows = static_cast<std::uint32_t>(detail::segment_rows(nr, nc));
+      if (one) {
+        matvec_cols_kernel<T, 1><<<grid, 256, 0, stream>>>(deviceBlock, nr, nc, a, segRows);
+      } else {
+        matvec_cols_kernel<T, kMatvecChunk><<<grid, 256, 0, stream>>>(deviceBlock, nr, nc, a, segRows);
+      }
       MPCF_CUDA_CHECK_LAUNCH();
     }
     return Download{};
