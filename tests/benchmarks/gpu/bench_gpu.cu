@@ -540,10 +540,12 @@ void bm_route_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k
 }
 
 template <typename T>
-void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r) {
+void bm_matvec(benchmark::State& state, std::size_t n, MMode m, std::size_t r,
+               std::uint64_t splitHint = 0) {
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
   mpcf_options* o = cuda_options({});
+  if (splitHint) mpcf_options_set_block_hints(o, splitHint, 0, 0);
   std::vector<T> V(n * r), out(n * r);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -723,6 +725,12 @@ void register_reduce() {
   }
   reg("stages_knn/f32/n20000/m128", 2,
       [=](benchmark::State& s) { bm_reduce_stages<float>(s, false, 20000, MMode::Fixed128); });
+  // The plane in fewer, larger blocks (split hint 1: one block, 4; the
+  // automatic plan cuts it into 32 per GPU): what the blocks' tails cost.
+  for (std::uint64_t split : {1, 4}) {
+    reg("matvec_r1_split" + std::to_string(split) + "/f32/n20000/m128", 3,
+        [=](benchmark::State& s) { bm_matvec<float>(s, 20000, MMode::Fixed128, 1, split); });
+  }
   reg("matvec_phases/f32/n20000/m128", 3,
       [=](benchmark::State& s) { bm_matvec_phases<float>(s, 20000, MMode::Fixed128); });
   reg("stages_matvec/f32/n20000/m128", 2,
