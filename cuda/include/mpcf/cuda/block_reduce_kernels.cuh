@@ -305,6 +305,27 @@ __device__ __forceinline__ double grid_of(const double* grids, bool perRow, std:
                                           std::uint32_t r, std::uint32_t c) {
   return perRow ? grids[i * r + c] : grids[c];
 }
+// The terms of U loaded entries of a block line (kept[u]: value[u] and its
+// row of V, v[u]), K(value) V[c0 + q], added into the level sums of
+// columns c0 .. c0 + Chunk - 1 of V (those below r).
+template <typename T, int U, int Chunk>
+__device__ __forceinline__ void add_terms(const MatvecArgs<T>& a, std::uint32_t c0,
+                                          const bool (&kept)[U], const T (&value)[U],
+                                          const T (&v)[U][Chunk], const ExactSumLevels (&g)[Chunk],
+                                          double (&acc)[Chunk][ExactSum::kLevels],
+                                          std::uint32_t (&fl)[Chunk]) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    if (!kept[u]) continue;
+    const double K = kernel_value(a.kind, static_cast<double>(value[u]), a.scale);
+#pragma unroll
+    for (int q = 0; q < Chunk; ++q) {
+      if (c0 + q < a.r) {
+        exact_sum_add(exact_sum_mul(K, static_cast<double>(v[u][q])), g[q], acc[q], fl[q]);
+      }
+    }
+  }
+}
 // Adds one partial into output (i, c) of the device sums.
 template <typename T>
 __device__ __forceinline__ void add_partial(const MatvecArgs<T>& a, std::uint64_t i,
@@ -356,17 +377,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int q = 0; q < Chunk; ++q) v[u][q] = kept[u] && c0 + q < a.r ? vr[q] : T(0);
       }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (!kept[u]) continue;
-        const double K = kernel_value(a.kind, static_cast<double>(value[u]), a.scale);
-#pragma unroll
-        for (int q = 0; q < Chunk; ++q) {
-          if (c0 + q < a.r) {
-            exact_sum_add(exact_sum_mul(K, static_cast<double>(v[u][q])), g[q], acc[q], fl[q]);
-          }
-        }
-      }
+      detail::add_terms<T, U, Chunk>(a, c0, kept, value, v, g, acc, fl);
     }
 #pragma unroll
     for (int q = 0; q < Chunk; ++q) {
@@ -415,17 +426,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
         for (int q = 0; q < Chunk; ++q) v[u][q] = kept[u] && c0 + q < a.r ? vr[q] : T(0);
       }
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        if (!kept[u]) continue;
-        const double K = kernel_value(a.kind, static_cast<double>(value[u]), a.scale);
-#pragma unroll
-        for (int q = 0; q < Chunk; ++q) {
-          if (c0 + q < a.r) {
-            exact_sum_add(exact_sum_mul(K, static_cast<double>(v[u][q])), g[q], acc[q], fl[q]);
-          }
-        }
-      }
+      detail::add_terms<T, U, Chunk>(a, c0, kept, value, v, g, acc, fl);
     }
 #pragma unroll
     for (int q = 0; q < Chunk; ++q) {
