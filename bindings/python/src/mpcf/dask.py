@@ -641,7 +641,8 @@ def knn(
     above it. With Y, every tile is one libmpcf
     knn of a slice of X among a slice of Y. The lists of a row block
     are merged on the workers by a tree of merges (``split_every`` lists per
-    merge); the client receives O(n k) numbers. Neighbours are ascending by
+    merge, two at a time by libmpcf's mpcf_knn_merge); the client receives
+    O(n k) numbers. Neighbours are ascending by
     (distance, index), equal distances going to the smaller index and inf
     last, so the result does not depend on the tiling or the merge order.
 
