@@ -8,14 +8,11 @@
 #include <sstream>
 #include <utility>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "api_support.hpp"
 #include "mpcf/core/block_stream.hpp"
 #include "mpcf/core/kernel_matvec.hpp"
 #include "mpcf/core/knn.hpp"
-#include "mpcf/core/matrix_integrate.hpp"
 #include "mpcf/core/result_writers.hpp"
 
 using namespace mpcf::capi;
@@ -184,23 +181,13 @@ std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options
     norm_range(0, n.size());
     return n;
   }
-  // Each thread writes its own objects' entries; nothing can throw inside.
-  // Chunks whose thread could not be started are normed here.
-  std::vector<std::thread> threads;
-  threads.reserve(chunks - 1);
+  // Each thread writes its own objects' entries.
   const std::size_t per = (n.size() + chunks - 1) / chunks;
-  std::size_t c = 1;
-  try {
-    for (; c < chunks; ++c) {
-      threads.emplace_back(norm_range, c * per, std::min(n.size(), (c + 1) * per));
-    }
-  } catch (const std::system_error&) {
-  }
-  norm_range(0, std::min(n.size(), per));
-  for (std::size_t rest = c; rest < chunks; ++rest) {
-    norm_range(rest * per, std::min(n.size(), (rest + 1) * per));
-  }
-  for (auto& t : threads) t.join();
+  mpcf::TaskControl control;
+  mpcf::run_on_threads(static_cast<int>(chunks), control, [&](int w) {
+    const std::size_t first = static_cast<std::size_t>(w) * per;
+    norm_range(first, std::min(n.size(), first + per));
+  });
   return n;
 }
 
@@ -444,9 +431,11 @@ mpcf_status mpcf_knn_merge(mpcf_dtype dtype, uint64_t rows, uint64_t k, const vo
     const std::uint64_t outBytes = mpcf::checked_product(need, 8, "the merged lists");
     const std::uint64_t aBytes = mpcf::checked_product(aCount, 8, "list a");
     const std::uint64_t bBytes = mpcf::checked_product(bCount, 8, "list b");
+    // Counts times 8 do not overflow (checked above), so counts times size
+    // (4 or 8) do not either.
     const std::pair<const void*, std::uint64_t> inputs[] = {
-        {a_distances, aBytes / 8 * size}, {a_indices, aBytes},
-        {b_distances, bBytes / 8 * size}, {b_indices, bBytes}};
+        {a_distances, aCount * size}, {a_indices, aBytes},
+        {b_distances, bCount * size}, {b_indices, bBytes}};
     for (const auto& [ptr, bytes] : inputs) {
       if (overlap(distances, need * size, ptr, bytes) || overlap(indices, outBytes, ptr, bytes)) {
         throw InvalidArgument("the outputs (distances, indices) overlap an input list; "
