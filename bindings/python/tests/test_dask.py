@@ -265,7 +265,7 @@ def test_gpus_used_by_a_worker(monkeypatch):
     assert used((None, "cuda", None, None)) == 0
 
 
-def test_cluster_gpus_asks_every_worker(client):
+def test_gpu_workers_asks_every_worker(client):
     class Workers:
         def __init__(self, answer):
             self.answer = answer
@@ -277,12 +277,13 @@ def test_cluster_gpus_asks_every_worker(client):
             return self.answer
 
     settings = (None, None, None, None)
-    assert mdask._cluster_gpus(Workers({"a": 1, "b": 2}), settings) == 3
-    assert mdask._cluster_gpus(Workers(OSError("gone")), settings) == 0  # tile as for CPUs
+    # Per worker, those without a GPU left out.
+    assert mdask._gpu_workers(Workers({"a": 1, "b": 2, "c": 0}), settings) == {"a": 1, "b": 2}
+    assert mdask._gpu_workers(Workers(OSError("gone")), settings) == {}  # tile as for CPUs
     # The real workers of this machine see no GPU (or the backend is cpu).
     want = 2 * _dask_tasks.gpus_used(settings)
-    assert mdask._cluster_gpus(client, settings) == want
-    assert mdask._cluster_gpus(client, (None, "cpu", None, None)) == 0
+    assert sum(mdask._gpu_workers(client, settings).values()) == want
+    assert mdask._gpu_workers(client, (None, "cpu", None, None)) == {}
 
 
 def test_knn_auto_chunks_follow_the_gpus(rng, monkeypatch):

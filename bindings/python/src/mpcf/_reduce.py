@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._collection import as_collection, object_view
+from ._collection import _C_DTYPES, as_collection, object_view
 from ._lib import address, check, checked_exponent, count, exponent, make_options, swig
 from ._errors import InvalidArgumentError
 from ._ops import PcfsLike, _run_task
@@ -151,9 +151,6 @@ def knn_both(
     return (xd, xi), (yd, yi)
 
 
-_MERGE_DTYPES = {np.dtype(np.float32): swig.MPCF_FLOAT32, np.dtype(np.float64): swig.MPCF_FLOAT64}
-
-
 def knn_merge(k: int, a: Tuple[np.ndarray, np.ndarray],
               b: Tuple[np.ndarray, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
     """The first min(k, a_k + b_k) neighbours of each row of two lists of
@@ -162,7 +159,7 @@ def knn_merge(k: int, a: Tuple[np.ndarray, np.ndarray],
     libmpcf's mpcf_knn_merge, the merge of a split knn (mpcf.dask)."""
     (ad, ai), (bd, bi) = a, b
     ad, bd = np.asarray(ad), np.asarray(bd)
-    if ad.dtype != bd.dtype or ad.dtype not in _MERGE_DTYPES:
+    if ad.dtype != bd.dtype or ad.dtype not in _C_DTYPES:
         raise TypeError(f"knn_merge: distances of one dtype, float32 or float64 "
                         f"(not {ad.dtype} and {bd.dtype})")
     ad, bd = np.ascontiguousarray(ad), np.ascontiguousarray(bd)
@@ -178,7 +175,7 @@ def knn_merge(k: int, a: Tuple[np.ndarray, np.ndarray],
     if rows * k == 0:
         return d, i
     check(swig.mpcf_knn_merge(
-        _MERGE_DTYPES[ad.dtype], rows, k, address(ad) if ad.size else None,
+        _C_DTYPES[ad.dtype], rows, k, address(ad) if ad.size else None,
         address(ai) if ai.size else None, ka, address(bd) if bd.size else None,
         address(bi) if bi.size else None, kb, address(d), address(i), rows * k))
     return d, i

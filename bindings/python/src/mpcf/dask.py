@@ -37,6 +37,7 @@ How a run works:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import uuid
@@ -367,12 +368,6 @@ def _gpu_workers(client: Any, settings: _tasks.Settings) -> Dict[Any, int]:
     except Exception:  # workers that cannot answer: tile as for CPUs
         return {}
     return {worker: int(c) for worker, c in answers.items() if int(c) > 0}
-
-
-def _cluster_gpus(client: Any, settings: _tasks.Settings) -> int:
-    """GPUs the workers' libmpcf would compute knn tiles on, summed over the
-    workers (_gpu_workers). 0 where none, or where the workers cannot say."""
-    return sum(_gpu_workers(client, settings).values())
 
 
 def _band_workers(gpu_workers: Dict[Any, int]) -> List[Any]:
@@ -769,10 +764,8 @@ def knn(
             row_parts = merged
             level += 1
         results.append(row_parts[0][0])
-    if pins:
-        with dask.annotate(workers=pins.get, allow_other_workers=True):
-            graph = _graph(name, dsk, [sx, sy])
-    else:
+    with (dask.annotate(workers=pins.get, allow_other_workers=True) if pins
+          else contextlib.nullcontext()):
         graph = _graph(name, dsk, [sx, sy])
     lists = [Delayed(key, graph, layer=name) for key in results]
     target = sx.client
