@@ -423,6 +423,10 @@ def test_merge_refuses_lists_out_of_order():
         _dask_tasks.merge_knn(2, a, b)
     with pytest.raises(TypeError, match="one dtype"):
         _dask_tasks.merge_knn(2, b, (b[0].astype(np.float32), b[1]))
+    with pytest.raises(ValueError, match="same rows"):
+        _dask_tasks.merge_knn(2, b, (b[0][:1], b[1][:1]))              # other rows
+    with pytest.raises(ValueError, match="distances and indices alike"):
+        _dask_tasks.merge_knn(2, b, (b[0], np.zeros((2, 2), np.int64)))  # other shapes
 
 
 def test_merge_orders_ties_by_index():
