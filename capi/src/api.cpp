@@ -275,6 +275,29 @@ int mpcf_has_cuda(void) { return mpcf::cuda::compiled_with_cuda() ? 1 : 0; }
 
 int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
 
+mpcf_status mpcf_cuda_cached_bytes(int device, uint64_t* out) {
+  return api_entry("mpcf_cuda_cached_bytes", [&] {
+    require(out, "out");
+    *out = mpcf::cuda::cached_device_bytes(device);
+  });
+}
+
+mpcf_status mpcf_cuda_set_cache_limit(uint64_t bytes) {
+  return api_entry("mpcf_cuda_set_cache_limit",
+                   [&] { mpcf::cuda::set_cache_limit_bytes(bytes); });
+}
+
+mpcf_status mpcf_cuda_cache_limit(uint64_t* out) {
+  return api_entry("mpcf_cuda_cache_limit", [&] {
+    require(out, "out");
+    *out = mpcf::cuda::cache_limit_bytes();
+  });
+}
+
+mpcf_status mpcf_cuda_release_memory(void) {
+  return api_entry("mpcf_cuda_release_memory", [&] { mpcf::cuda::release_cached_memory(); });
+}
+
 const char* mpcf_last_error_message(void) { return mpcf::capi::last_error().c_str(); }
 
 mpcf_status mpcf_last_error_detail(mpcf_error_detail* detail) {

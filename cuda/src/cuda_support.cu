@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -36,17 +37,43 @@ void throw_cuda_error(cudaError_t code, const char* what, const char* file, int 
 
 }  // namespace detail
 
-// ---- caching allocator ----
+// ---- caching allocators ----
+
+namespace {
+// Makes `device` current for the scope, restores the previous one; never
+// throws (for cleanup paths: a failure leaves the current device alone).
+class QuietDeviceScope {
+ public:
+  explicit QuietDeviceScope(int device) noexcept {
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
+      switched_ = cudaSetDevice(device) == cudaSuccess;
+    }
+    (void)cudaGetLastError();
+  }
+  ~QuietDeviceScope() {
+    if (switched_) MPCF_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+  }
+  QuietDeviceScope(const QuietDeviceScope&) = delete;
+  QuietDeviceScope& operator=(const QuietDeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+}  // namespace
 
 CachingDeviceAllocator::~CachingDeviceAllocator() {
-  release_cached();
+  std::lock_guard<std::mutex> lock(mutex_);
+  trim_locked(0);
   // Blocks still lent out belong to arrays that outlive the allocator (a
   // bug); free them so at least nothing leaks.
+  QuietDeviceScope on(device_);
   for (auto& [p, size] : live_) MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
   live_.clear();
 }
 
 void* CachingDeviceAllocator::allocate(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
   // Smallest cached block that is large enough and not wastefully large.
   auto it = cache_.lower_bound(bytes);
   if (it != cache_.end() && it->first <= 2 * bytes + 4096) {
@@ -58,11 +85,12 @@ void* CachingDeviceAllocator::allocate(std::size_t bytes) {
     liveBytes_ += size;
     return p;
   }
+  ScopedDevice on(device_);
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, bytes);
   if (e == cudaErrorMemoryAllocation && !cache_.empty()) {
     (void)cudaGetLastError();
-    release_cached();
+    trim_locked(0);
     e = cudaMalloc(&p, bytes);
   }
   if (e != cudaSuccess) {
@@ -78,12 +106,25 @@ void* CachingDeviceAllocator::allocate(std::size_t bytes) {
     detail::throw_cuda_error(e, os.str().c_str(), __FILE__, __LINE__);
   }
   ++mallocCalls_;
-  live_.emplace(p, bytes);
+  try {
+    live_.emplace(p, bytes);
+  } catch (...) {
+    MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
+    throw;
+  }
   liveBytes_ += bytes;
   return p;
 }
 
 void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept {
+  {
+    // A block given back may still be read or written by queued work, and
+    // the cache may hand it out at once (to another computation on the
+    // device): wait for the device first, as cudaFree would have.
+    QuietDeviceScope on(device_);
+    MPCF_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
   auto it = live_.find(p);
   if (it == live_.end()) return;  // not ours: nothing sensible to do
   const std::size_t size = it->second;
@@ -93,15 +134,101 @@ void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept {
     cache_.emplace(size, p);
     cachedBytes_ += size;
   } catch (...) {
+    QuietDeviceScope on(device_);
     MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
+    return;
+  }
+  if (cachedBytes_ > limit_) trim_locked(limit_);
+}
+
+void CachingDeviceAllocator::trim_locked(std::size_t keep) noexcept {
+  if (cachedBytes_ <= keep) return;
+  QuietDeviceScope on(device_);
+  while (cachedBytes_ > keep && !cache_.empty()) {
+    auto last = std::prev(cache_.end());
+    MPCF_CUDA_CHECK_NOTHROW(cudaFree(last->second));
+    cachedBytes_ -= last->first;
+    cache_.erase(last);
   }
 }
 
 void CachingDeviceAllocator::release_cached() noexcept {
-  for (auto& [size, p] : cache_) MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
-  cache_.clear();
-  cachedBytes_ = 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  trim_locked(0);
 }
+
+void CachingDeviceAllocator::set_limit(std::size_t limit) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  limit_ = limit;
+  trim_locked(limit_);
+}
+
+std::size_t CachingDeviceAllocator::limit() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return limit_;
+}
+std::size_t CachingDeviceAllocator::cached_bytes() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cachedBytes_;
+}
+std::size_t CachingDeviceAllocator::live_bytes() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return liveBytes_;
+}
+std::size_t CachingDeviceAllocator::cuda_malloc_calls() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return mallocCalls_;
+}
+
+namespace {
+// The process-wide caches, one per device, created on first use. The
+// registry is a function-local static created after the CUDA runtime's
+// first use, so it is destroyed (and the cached blocks freed) before the
+// runtime shuts down at exit.
+class DeviceCaches {
+ public:
+  CachingDeviceAllocator& of(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& slot = caches_[device];
+    if (!slot) slot = std::make_unique<CachingDeviceAllocator>(device, limit_);
+    return *slot;
+  }
+  std::size_t limit() const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return limit_;
+  }
+  void set_limit(std::size_t bytes) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    limit_ = bytes;
+    for (auto& [d, c] : caches_) c->set_limit(bytes);
+  }
+  std::size_t cached(int device) const noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = caches_.find(device);
+    return it == caches_.end() ? 0 : it->second->cached_bytes();
+  }
+  void release() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [d, c] : caches_) c->release_cached();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::size_t limit_ = static_cast<std::size_t>(initial_cache_limit_bytes());
+  std::map<int, std::unique_ptr<CachingDeviceAllocator>> caches_;
+};
+
+DeviceCaches& device_caches() {
+  static DeviceCaches caches;
+  return caches;
+}
+}  // namespace
+
+CachingDeviceAllocator& device_memory_cache(int device) { return device_caches().of(device); }
+std::size_t device_cache_limit() noexcept { return device_caches().limit(); }
+void set_device_cache_limit(std::size_t bytes) noexcept { device_caches().set_limit(bytes); }
+std::size_t device_cached_bytes(int device) noexcept { return device_caches().cached(device); }
+void release_device_caches() noexcept { device_caches().release(); }
 
 // ---- contexts and devices ----
 
@@ -179,7 +306,7 @@ PinnedChunk::~PinnedChunk() {
 }
 
 GpuContext::GpuContext(int device)
-    : scope_(device), info_(query_device(device)), allocator_(device) {}
+    : scope_(device), info_(query_device(device)), allocator_(device_memory_cache(device)) {}
 
 GpuContext::~GpuContext() { synchronize_noexcept(); }
 
@@ -234,7 +361,9 @@ std::vector<std::size_t> free_device_memory(const std::vector<int>& devices) {
     ScopedDevice scope(d);
     std::size_t freeB = 0, totalB = 0;
     MPCF_CUDA_TRY(cudaMemGetInfo(&freeB, &totalB));
-    result.push_back(freeB);
+    // The cache's unused blocks are the planner's to use: an allocation
+    // takes a cached block or, short of memory, frees the cache first.
+    result.push_back(freeB + device_cached_bytes(d));
   }
   return result;
 }
@@ -297,6 +426,19 @@ std::vector<int> validated_devices(const CudaExecutionConfig& cfg) {
 bool compiled_with_cuda() noexcept { return true; }
 
 int device_count() noexcept { return usable_device_count(); }
+
+std::uint64_t cached_device_bytes(int device) {
+  if (device < 0) {
+    throw InvalidArgument("device id " + std::to_string(device) + " is negative");
+  }
+  resolve_devices({device});
+  return device_cached_bytes(device);
+}
+std::uint64_t cache_limit_bytes() noexcept { return device_cache_limit(); }
+void set_cache_limit_bytes(std::uint64_t bytes) noexcept {
+  set_device_cache_limit(static_cast<std::size_t>(bytes));
+}
+void release_cached_memory() noexcept { release_device_caches(); }
 
 std::string build_info() {
   std::ostringstream os;

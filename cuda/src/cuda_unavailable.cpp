@@ -3,6 +3,11 @@
 // MPCF_ERROR_CUDA_UNAVAILABLE cleanly.
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
 
+#include <atomic>
+#include <string>
+
+#include "mpcf/core/errors.hpp"
+
 namespace mpcf::cuda {
 
 namespace {
@@ -14,6 +19,22 @@ namespace {
 bool compiled_with_cuda() noexcept { return false; }
 int device_count() noexcept { return 0; }
 std::string build_info() { return "cuda=off"; }
+
+namespace {
+std::atomic<std::uint64_t>& cache_limit() {
+  static std::atomic<std::uint64_t> limit{initial_cache_limit_bytes()};
+  return limit;
+}
+}  // namespace
+std::uint64_t cached_device_bytes(int device) {
+  if (device < 0) {
+    throw InvalidArgument("device id " + std::to_string(device) + " is negative");
+  }
+  unavailable();
+}
+std::uint64_t cache_limit_bytes() noexcept { return cache_limit().load(); }
+void set_cache_limit_bytes(std::uint64_t bytes) noexcept { cache_limit().store(bytes); }
+void release_cached_memory() noexcept {}
 
 template <typename T>
 std::unique_ptr<Work> make_work(PairRequest<T>, const CudaExecutionConfig&) {

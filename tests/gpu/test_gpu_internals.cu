@@ -6,6 +6,9 @@
 // planner's choice of residency and slots.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstring>
+#include <limits>
 #include <atomic>
 #include <memory>
 #include <numeric>
@@ -96,28 +99,27 @@ void test_out_of_memory_has_its_own_type(void**) {
 }
 
 void test_caching_allocator_reuses_blocks(void**) {
-  GpuContext ctx(0);
-  auto& alloc = ctx.allocator();
+  CachingDeviceAllocator alloc(0);
   void* first = nullptr;
   {
-    auto a = ctx.allocate<float>(1 << 20);  // 4 MiB
+    DeviceArray<float> a(1 << 20, &alloc);  // 4 MiB
     first = a.data();
     assert_int_equal(alloc.live_bytes(), 4u << 20);
   }
   assert_int_equal(alloc.live_bytes(), 0);
   assert_int_equal(alloc.cached_bytes(), 4u << 20);
   {
-    auto b = ctx.allocate<float>((1 << 20) - 100);  // fits the cached block
+    DeviceArray<float> b((1 << 20) - 100, &alloc);  // fits the cached block
     assert_ptr_equal(b.data(), first);
     assert_int_equal(alloc.cuda_malloc_calls(), 1);
-    auto c = ctx.allocate<double>(1 << 21);  // 16 MiB: a new block
+    DeviceArray<double> c(1 << 21, &alloc);  // 16 MiB: a new block
     assert_int_equal(alloc.cuda_malloc_calls(), 2);
     assert_true(static_cast<void*>(c.data()) != static_cast<void*>(b.data()));
   }
   // Moving an array moves ownership: one release only.
   DeviceArray<int> moved;
   {
-    auto d = ctx.allocate<int>(10);
+    DeviceArray<int> d(10, &alloc);
     moved = std::move(d);
     assert_null(d.data());
   }
@@ -125,12 +127,80 @@ void test_caching_allocator_reuses_blocks(void**) {
   moved = DeviceArray<int>();
   assert_int_equal(alloc.live_bytes(), 0);
   try {
-    auto e = ctx.allocate<char>(std::size_t(1) << 52);
+    DeviceArray<char> e(std::size_t(1) << 52, &alloc);
     fail_msg("a 4 PiB block was allocated");
   } catch (const CudaOutOfMemory& e) {
     assert_true(contains(e.what(), "on CUDA device 0"));
   }
   assert_int_equal(alloc.live_bytes(), 0);
+  // The failed allocation released the cache before it gave up.
+  assert_int_equal(alloc.cached_bytes(), 0);
+}
+
+std::size_t free_bytes_now() {
+  std::size_t freeB = 0, totalB = 0;
+  assert_int_equal(cudaMemGetInfo(&freeB, &totalB), cudaSuccess);
+  return freeB;
+}
+
+// At most limit() bytes stay cached: giving a block back beyond it frees
+// cached blocks, the largest first; a lower limit frees the excess now.
+void test_caching_allocator_limit(void**) {
+  constexpr std::size_t MiB = std::size_t(1) << 20;
+  CachingDeviceAllocator alloc(0, 20 * MiB);
+  {
+    DeviceArray<char> a(4 * MiB, &alloc), b(8 * MiB, &alloc), c(16 * MiB, &alloc);
+  }
+  // Given back c, b, a: c (16) is kept; b makes 24 > 20, which frees c,
+  // the largest; a makes 12.
+  assert_int_equal(alloc.cached_bytes(), 12 * MiB);
+  alloc.set_limit(5 * MiB);
+  assert_int_equal(alloc.cached_bytes(), 4 * MiB);
+  assert_int_equal(alloc.limit(), 5 * MiB);
+  alloc.set_limit(0);
+  assert_int_equal(alloc.cached_bytes(), 0);
+  {
+    DeviceArray<char> d(MiB, &alloc);
+  }
+  assert_int_equal(alloc.cached_bytes(), 0);
+  assert_int_equal(alloc.live_bytes(), 0);
+}
+
+// The process-wide cache of a device: every context of the device
+// allocates from it, what it keeps leaves the device's free memory and the
+// planner counts it as free, and release_device_caches gives it back.
+void test_device_memory_cache(void**) {
+  constexpr std::size_t MiB = std::size_t(1) << 20;
+  constexpr std::size_t slack = 2 * MiB;  // free memory moves a little
+  auto& cache = device_memory_cache(0);
+  assert_ptr_equal(&cache, &device_memory_cache(0));
+  const std::size_t limit = device_cache_limit();
+  set_device_cache_limit(std::size_t(1) << 30);
+  release_device_caches();
+  assert_int_equal(device_cached_bytes(0), 0);
+  const std::size_t before = free_bytes_now();
+  const std::size_t plannerBefore = free_device_memory({0})[0];
+  {
+    GpuContext ctx(0);
+    assert_ptr_equal(&ctx.allocator(), &cache);
+    auto a = ctx.allocate<char>(64 * MiB);
+    assert_true(free_bytes_now() + 60 * MiB <= before);
+  }
+  // Kept: not free for cudaMalloc, free for the planner.
+  assert_int_equal(device_cached_bytes(0), 64 * MiB);
+  assert_true(free_bytes_now() + 60 * MiB <= before);
+  const std::size_t planner = free_device_memory({0})[0];
+  assert_true(planner + slack >= plannerBefore && planner <= plannerBefore + slack);
+  {
+    GpuContext ctx(0);
+    const std::size_t calls = cache.cuda_malloc_calls();
+    auto b = ctx.allocate<char>(40 * MiB);  // the kept 64 MiB block
+    assert_int_equal(cache.cuda_malloc_calls(), calls);
+  }
+  release_device_caches();
+  assert_int_equal(device_cached_bytes(0), 0);
+  assert_true(free_bytes_now() + slack >= before);
+  set_device_cache_limit(limit);
 }
 
 // ---- device queries ----
@@ -929,6 +999,8 @@ int main(int, char** argv) {
       cmocka_unit_test(test_error_macro_names_call_file_line_and_error),
       cmocka_unit_test(test_out_of_memory_has_its_own_type),
       cmocka_unit_test(test_caching_allocator_reuses_blocks),
+      cmocka_unit_test(test_caching_allocator_limit),
+      cmocka_unit_test(test_device_memory_cache),
       cmocka_unit_test(test_device_queries),
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),

@@ -282,6 +282,53 @@ def test_build_info_and_devices():
         assert count == 0
 
 
+def test_gpu_memory_kept_between_computations_without_a_device():
+    limit = mpcf.gpu_cache_limit()
+    try:
+        mpcf.set_gpu_cache_limit(12345)
+        assert mpcf.gpu_cache_limit() == 12345
+        mpcf.set_gpu_cache_limit(np.uint64(2**40))
+        assert mpcf.gpu_cache_limit() == 2**40
+    finally:
+        mpcf.set_gpu_cache_limit(limit)
+    mpcf.release_gpu_memory()
+    with pytest.raises(ValueError, match="nbytes = -1 is negative"):
+        mpcf.set_gpu_cache_limit(-1)
+    with pytest.raises(TypeError, match="nbytes must be an integer"):
+        mpcf.set_gpu_cache_limit(1.5)
+    with pytest.raises(TypeError, match="device must be an integer device id"):
+        mpcf.gpu_cached_bytes(True)
+    with pytest.raises(ValueError, match="not a valid device id"):
+        mpcf.gpu_cached_bytes(2**40)
+    with pytest.raises(mpcf.InvalidArgumentError, match="device id -1 is negative"):
+        mpcf.gpu_cached_bytes(-1)
+    with pytest.raises(mpcf.CudaUnavailableError):
+        mpcf.gpu_cached_bytes(mpcf.cuda_device_count())
+
+
+@pytest.mark.gpu
+def test_gpu_memory_kept_between_computations():
+    rng = np.random.default_rng(3)
+    X = [list(zip(np.cumsum(rng.uniform(0.1, 1, 30)) - 0.1, np.append(rng.uniform(0, 1, 29), 0.0)))
+         for _ in range(400)]
+    limit = mpcf.gpu_cache_limit()
+    try:
+        mpcf.set_gpu_cache_limit(2**30)
+        mpcf.release_gpu_memory()
+        assert mpcf.gpu_cached_bytes(0) == 0
+        first = mpcf.pdist(X, backend="cuda", devices=[0])
+        kept = mpcf.gpu_cached_bytes(0)
+        assert 0 < kept <= 2**30
+        mpcf.knn(X[:150], 3, backend="cuda", devices=[0])
+        again = mpcf.pdist(X, backend="cuda", devices=[0])
+        assert np.array_equal(first, again)
+        mpcf.set_gpu_cache_limit(0)
+        assert mpcf.gpu_cached_bytes(0) == 0
+    finally:
+        mpcf.set_gpu_cache_limit(limit)
+        mpcf.release_gpu_memory()
+
+
 def test_last_task_info_is_libmpcfs_account():
     # m = 1, 2, 4 (7 breakpoints): pdist's pairs (2+1) + (4+1) + (4+2) = 14;
     # l2_kernel adds the diagonal 2 + 4 + 8: 28; against Y (m = 3, 1): each
@@ -326,6 +373,7 @@ def test_last_task_info_is_libmpcfs_account():
 PUBLIC_CALLABLES = [
     mpcf.pdist, mpcf.cdist, mpcf.l2_kernel, mpcf.lp_distance, mpcf.l2_inner_product,
     mpcf.lp_norm, mpcf.build_info, mpcf.has_cuda, mpcf.cuda_device_count, mpcf.last_task_info,
+    mpcf.gpu_cached_bytes, mpcf.gpu_cache_limit, mpcf.set_gpu_cache_limit, mpcf.release_gpu_memory,
     mpcf.PcfCollection, mpcf.PcfCollection.from_csr,
     mpcf.PlfCollection, mpcf.landscape, mpcf.silhouette,
 ]

@@ -207,6 +207,36 @@ typedef struct mpcf_error_detail {
 MPCF_API mpcf_status mpcf_last_error_detail(mpcf_error_detail* detail);
 
 /* ------------------------------------------------------------------ */
+/* GPU memory kept between computations                                 */
+/* ------------------------------------------------------------------ */
+
+/** The device buffers of a CUDA computation (its function data, block
+ *  buffers, reduction lists) are kept when it ends, up to a limit per
+ *  device, and handed to the next computation on that device instead of
+ *  being allocated again (repeated calls, e.g. the mat-vecs of an
+ *  iterative solver, skip cudaMalloc and cudaFree). The planner counts
+ *  them as free memory, and a computation short of memory frees them
+ *  before it fails. A computation that fails gives its buffers back too.
+ *
+ *  mpcf_cuda_cached_bytes: the bytes kept on `device` now (0 before its
+ *  first computation). MPCF_ERROR_INVALID_ARGUMENT: out NULL or device
+ *  negative; MPCF_ERROR_CUDA_UNAVAILABLE: no such device (or no CUDA). */
+MPCF_API mpcf_status mpcf_cuda_cached_bytes(int device, uint64_t* out);
+/** The most bytes kept per device: 1 GiB unless the environment variable
+ *  MPCF_CUDA_CACHE_BYTES (a decimal byte count, read once when the
+ *  library first needs it; anything else is ignored) or this function
+ *  set it. Lowering it frees the excess now; 0 keeps nothing. Always
+ *  MPCF_OK. */
+MPCF_API mpcf_status mpcf_cuda_set_cache_limit(uint64_t bytes);
+/** The limit of mpcf_cuda_set_cache_limit. MPCF_ERROR_INVALID_ARGUMENT:
+ *  out NULL. */
+MPCF_API mpcf_status mpcf_cuda_cache_limit(uint64_t* out);
+/** Frees the GPU memory kept between computations on every device, now
+ *  (computations running meanwhile keep what they use, and give it back
+ *  when they end). Always MPCF_OK, also without CUDA. */
+MPCF_API mpcf_status mpcf_cuda_release_memory(void);
+
+/* ------------------------------------------------------------------ */
 /* Enumerations                                                         */
 /* ------------------------------------------------------------------ */
 

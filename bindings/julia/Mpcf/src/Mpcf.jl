@@ -24,6 +24,8 @@ using Libdl
 export PcfCollection, MpcfError,
        pdist, cdist, l2_kernel, l2_inner_product, lp_distance, lp_norm,
        total_breakpoints, knn, kernel_matvec, last_task_info
+# GPU memory kept between computations
+export gpu_cached_bytes, gpu_cache_limit, set_gpu_cache_limit, release_gpu_memory
 # piecewise linear functions and objects of several functions
 export plfs, function_type, landscape, silhouette
 # [tda] barcodes, pointwise operations, read-out and files
@@ -105,6 +107,8 @@ end
 const C_FUNCTIONS = (
     :mpcf_version, :mpcf_version_string, :mpcf_build_info, :mpcf_has_cuda,
     :mpcf_cuda_device_count, :mpcf_last_error_message, :mpcf_status_name,
+    :mpcf_cuda_cached_bytes, :mpcf_cuda_cache_limit, :mpcf_cuda_set_cache_limit,
+    :mpcf_cuda_release_memory,
     :mpcf_pcfs_create, :mpcf_pcfs_create_interleaved, :mpcf_pcfs_destroy,
     :mpcf_pcfs_total_breakpoints,
     :mpcf_options_create, :mpcf_options_destroy, :mpcf_options_set_backend,
@@ -271,6 +275,38 @@ has_cuda() = ccall(_sym(:mpcf_has_cuda), Cint, ()) != 0
 
 "Number of usable CUDA devices (0 without CUDA, driver or device)."
 cuda_device_count() = Int(ccall(_sym(:mpcf_cuda_device_count), Cint, ()))
+
+"""
+    gpu_cached_bytes(device=0)
+
+Bytes of GPU memory libmpcf keeps on CUDA device `device` (the CUDA id,
+from 0) between computations, for the next computation on that device.
+"""
+function gpu_cached_bytes(device::Integer=0)
+    out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_cuda_cached_bytes), Cint, (Cint, Ref{UInt64}), Cint(device), out)
+    return Int(out[])
+end
+
+"The most bytes of GPU memory libmpcf keeps per device between computations."
+function gpu_cache_limit()
+    out = Ref{UInt64}(0)
+    @check ccall(_sym(:mpcf_cuda_cache_limit), Cint, (Ref{UInt64},), out)
+    return Int(out[])
+end
+
+"Keep at most `nbytes` of GPU memory per device between computations (0: none)."
+function set_gpu_cache_limit(nbytes::Integer)
+    nbytes >= 0 || throw(ArgumentError("nbytes = $nbytes is negative"))
+    @check ccall(_sym(:mpcf_cuda_set_cache_limit), Cint, (UInt64,), UInt64(nbytes))
+    return nothing
+end
+
+"Free the GPU memory libmpcf keeps between computations, on every device, now."
+function release_gpu_memory()
+    @check ccall(_sym(:mpcf_cuda_release_memory), Cint, ())
+    return nothing
+end
 
 # ===========================================================================
 # Errors: the one checked-call path

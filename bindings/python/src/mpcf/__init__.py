@@ -36,6 +36,8 @@ from ._ops import (
     build_info,
     cdist,
     cuda_device_count,
+    gpu_cache_limit,
+    gpu_cached_bytes,
     has_cuda,
     l2_inner_product,
     l2_kernel,
@@ -43,6 +45,8 @@ from ._ops import (
     lp_distance,
     lp_norm,
     pdist,
+    release_gpu_memory,
+    set_gpu_cache_limit,
 )
 from ._reduce import kernel_matvec, kneighbors_graph, knn
 from ._result_pool import release_result_memory, result_pool_limit, set_result_pool_limit
@@ -113,6 +117,10 @@ __all__ = [
     "build_info",
     "has_cuda",
     "cuda_device_count",
+    "gpu_cached_bytes",
+    "gpu_cache_limit",
+    "set_gpu_cache_limit",
+    "release_gpu_memory",
     "last_task_info",
     "set_result_pool_limit",
     "result_pool_limit",

@@ -10,6 +10,7 @@ buffer can be released.
 
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
@@ -604,3 +605,79 @@ def cuda_device_count() -> int:
     True
     """
     return int(swig.mpcf_cuda_device_count())
+
+
+def gpu_cached_bytes(device: int = 0) -> int:
+    """Bytes of GPU memory that mpcf keeps on ``device`` between computations.
+
+    The device buffers of a CUDA computation are kept when it ends, up to
+    :func:`gpu_cache_limit` bytes per device, and handed to the next
+    computation on that device instead of being allocated again; the
+    planner counts them as free memory. 0 before the device's first
+    computation.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``device`` is negative.
+    CudaUnavailableError
+        The machine has no such device (or mpcf was built without CUDA).
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.cuda_device_count() == 0 or mpcf.gpu_cached_bytes(0) >= 0
+    True
+    """
+    if isinstance(device, (bool, np.bool_)) or not isinstance(device, numbers.Integral):
+        raise TypeError(f"device must be an integer device id, not {type(device).__name__}")
+    device = int(device)
+    if not -(2**31) <= device < 2**31:
+        raise ValueError(f"device = {device} is not a valid device id")
+    return int(check(swig.mpcf_cuda_cached_bytes(device)))
+
+
+def gpu_cache_limit() -> int:
+    """The most bytes of GPU memory kept per device between computations.
+
+    1 GiB unless the environment variable ``MPCF_CUDA_CACHE_BYTES`` (a byte
+    count, read once) or :func:`set_gpu_cache_limit` set it.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.gpu_cache_limit() >= 0
+    True
+    """
+    return int(check(swig.mpcf_cuda_cache_limit()))
+
+
+def set_gpu_cache_limit(nbytes: int) -> None:
+    """Keeps at most ``nbytes`` of GPU memory per device between computations.
+
+    Lowering it frees the excess now; 0 keeps nothing.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> before = mpcf.gpu_cache_limit()
+    >>> mpcf.set_gpu_cache_limit(256 * 2**20)
+    >>> mpcf.gpu_cache_limit() == 256 * 2**20
+    True
+    >>> mpcf.set_gpu_cache_limit(before)
+    """
+    check(swig.mpcf_cuda_set_cache_limit(_lib.count(nbytes, "nbytes")))
+
+
+def release_gpu_memory() -> None:
+    """Frees the GPU memory mpcf keeps between computations, on every device, now.
+
+    Computations running meanwhile keep what they use. Nothing happens
+    without CUDA.
+
+    Examples
+    --------
+    >>> import mpcf
+    >>> mpcf.release_gpu_memory()
+    """
+    check(swig.mpcf_cuda_release_memory())

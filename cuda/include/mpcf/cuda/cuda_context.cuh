@@ -1,8 +1,9 @@
 // Per-GPU context (after moderngpu's CudaContext): the device, two compute
 // streams (consecutive blocks alternate between them, so one block's kernels
 // start while the previous block's last thread blocks finish), a download
-// stream and a caching allocator for block buffers. One
-// context belongs to one worker thread; nothing in it is shared between
+// stream and the device's caching allocator (device_memory_cache, shared by
+// every context of the device and kept between computations). One context
+// belongs to one worker thread; nothing else in it is shared between
 // workers.
 #pragma once
 
@@ -10,6 +11,7 @@
 
 #include <cstddef>
 #include <map>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -19,14 +21,22 @@
 namespace mpcf::cuda {
 
 // Keeps freed device blocks and hands them out again for requests of a
-// similar size (at least the requested size, at most twice it), so repeated
-// buffers of one computation do not go back to cudaMalloc. When cudaMalloc
-// runs out of memory, the cache is released and the allocation retried once.
-// Everything still cached is freed by the destructor. Not thread-safe: one
-// allocator per context, one context per worker thread.
+// similar size (at least the requested size, at most twice it), so the
+// buffers of one computation need not come from cudaMalloc again in the
+// next. At most limit() bytes stay cached: a block given back beyond it
+// frees cached blocks, the largest first. When cudaMalloc runs out of
+// memory, the cache is released and the allocation retried once.
+// Everything still cached is freed by the destructor. Thread-safe.
+//
+// device_memory_cache(d) is the process-wide one of device d, which every
+// GpuContext on d allocates from: device memory outlives a computation, up
+// to device_cache_limit() bytes per device, and is counted as free by the
+// planner (free_device_memory).
 class CachingDeviceAllocator final : public DeviceAllocator {
  public:
-  explicit CachingDeviceAllocator(int device) : device_(device) {}
+  static constexpr std::size_t kNoLimit = ~std::size_t(0);
+  explicit CachingDeviceAllocator(int device, std::size_t limit = kNoLimit)
+      : device_(device), limit_(limit) {}
   ~CachingDeviceAllocator() override;
   CachingDeviceAllocator(const CachingDeviceAllocator&) = delete;
   CachingDeviceAllocator& operator=(const CachingDeviceAllocator&) = delete;
@@ -36,20 +46,41 @@ class CachingDeviceAllocator final : public DeviceAllocator {
 
   // Frees every cached (unused) block.
   void release_cached() noexcept;
+  // Keeps at most `limit` cached bytes from now on (frees the excess now).
+  void set_limit(std::size_t limit) noexcept;
+  std::size_t limit() const noexcept;
 
-  std::size_t cached_bytes() const noexcept { return cachedBytes_; }
-  std::size_t live_bytes() const noexcept { return liveBytes_; }
-  std::size_t cuda_malloc_calls() const noexcept { return mallocCalls_; }
+  std::size_t cached_bytes() const noexcept;
+  std::size_t live_bytes() const noexcept;
+  std::size_t cuda_malloc_calls() const noexcept;
   int device() const noexcept { return device_; }
 
  private:
-  int device_;
+  // With mutex_ held: frees cached blocks, the largest first, until at most
+  // `keep` bytes are cached; cudaFree on device_.
+  void trim_locked(std::size_t keep) noexcept;
+
+  const int device_;
+  mutable std::mutex mutex_;
+  std::size_t limit_;
   std::multimap<std::size_t, void*> cache_;        // block size -> block
   std::unordered_map<void*, std::size_t> live_;    // block -> its real size
   std::size_t cachedBytes_ = 0;
   std::size_t liveBytes_ = 0;
   std::size_t mallocCalls_ = 0;
 };
+
+// The process-wide cache of `device` (created on first use, freed at exit).
+CachingDeviceAllocator& device_memory_cache(int device);
+// Bytes each device's cache keeps between computations (at first
+// initial_cache_limit_bytes(): MPCF_CUDA_CACHE_BYTES, else 1 GiB).
+std::size_t device_cache_limit() noexcept;
+// Sets it for every device (frees cached blocks beyond it now).
+void set_device_cache_limit(std::size_t bytes) noexcept;
+// Cached (unused) bytes of device's cache; 0 before its first use.
+std::size_t device_cached_bytes(int device) noexcept;
+// Frees every device's cached blocks (blocks in use are not touched).
+void release_device_caches() noexcept;
 
 // What the engine needs to know about a device.
 struct DeviceInfo {
@@ -91,8 +122,7 @@ class GpuContext {
  private:
   ScopedDevice scope_;
   DeviceInfo info_;
-  // Declared before the streams: destroyed after them.
-  CachingDeviceAllocator allocator_;
+  CachingDeviceAllocator& allocator_;  // device_memory_cache(device)
   CudaStream compute_;
   CudaStream compute2_;
   CudaStream download_;

@@ -4,7 +4,9 @@
 // it is not.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,29 @@ int device_count() noexcept;
 // "cuda_runtime=...; cuda_architectures=...; devices=N (names)" or
 // "cuda=off".
 std::string build_info();
+
+// Device memory kept between computations (device_memory_cache,
+// cuda_context.cuh): the cached bytes of `device` (throws InvalidArgument
+// for a negative id, CudaUnavailable for one the machine does not have or
+// without CUDA), the per-device limit (without CUDA: stored, unused), and
+// freeing every device's cache now (without CUDA: nothing to do).
+std::uint64_t cached_device_bytes(int device);
+// The limit a process starts with: MPCF_CUDA_CACHE_BYTES when it is a
+// decimal byte count, else 1 GiB (a bad value has no caller to report to:
+// the documented default holds).
+inline std::uint64_t initial_cache_limit_bytes() noexcept {
+  constexpr std::uint64_t kDefault = std::uint64_t(1) << 30;
+  const char* env = std::getenv("MPCF_CUDA_CACHE_BYTES");
+  if (env == nullptr || *env < '0' || *env > '9') return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno != 0 || *end != '\0') return kDefault;
+  return static_cast<std::uint64_t>(v);
+}
+std::uint64_t cache_limit_bytes() noexcept;
+void set_cache_limit_bytes(std::uint64_t bytes) noexcept;
+void release_cached_memory() noexcept;
 
 struct CudaExecutionConfig {
   std::vector<int> devices;            // empty: all devices

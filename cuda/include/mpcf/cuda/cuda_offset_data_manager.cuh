@@ -159,8 +159,9 @@ class CudaOffsetDataManager {
 
   // The whole collection to every one of `devices` in one pass over the host
   // data (each pinned chunk filled once and copied to every GPU): arrays
-  // allocated on each device, one stream per device for the copies. Returns
-  // when the copies are complete; element d is on devices[d].
+  // from each device's cache (device_memory_cache), one stream per device
+  // for the copies. Returns when the copies are complete (upload_bytes
+  // waits for them, also when it fails); element d is on devices[d].
   std::vector<DeviceCollection> upload_whole(const std::vector<int>& devices) const {
     const std::size_t k = devices.size();
     std::vector<DeviceCollection> all(k);
@@ -169,8 +170,9 @@ class CudaOffsetDataManager {
     std::vector<UploadTarget> offsets(k), elements(k);
     for (std::size_t d = 0; d < k; ++d) {
       ScopedDevice on(devices[d]);
-      all[d].offsets = DeviceArray<std::uint32_t>(count() + 1);
-      all[d].elements = DeviceArray<ElementT>(static_cast<std::size_t>(total_elements()));
+      CachingDeviceAllocator* cache = &device_memory_cache(devices[d]);
+      all[d].offsets = DeviceArray<std::uint32_t>(count() + 1, cache);
+      all[d].elements = DeviceArray<ElementT>(static_cast<std::size_t>(total_elements()), cache);
       streams.emplace_back();
       offsets[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(all[d].offsets.data()),
                                 streams.back().get()};

@@ -15,17 +15,13 @@
 
 namespace mpcf::cuda::detail {
 
-// Helpers are started once (fewer when threads cannot be created: the
-// calling thread then does more of the work).
+// Helpers are started once, by the first job of more than one slice (a
+// pool that never gets one, e.g. a pipeline whose stage downloads nothing,
+// starts no thread); fewer when threads cannot be created: the calling
+// thread then does more of the work.
 class SlicePool {
  public:
-  explicit SlicePool(unsigned helpers) {
-    try {
-      for (unsigned k = 0; k < helpers; ++k) threads_.emplace_back([this] { serve(); });
-    } catch (...) {
-      // Fewer helpers than asked: the calling thread does the rest.
-    }
-  }
+  explicit SlicePool(unsigned helpers) : helpers_(helpers) {}
   ~SlicePool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -37,11 +33,15 @@ class SlicePool {
   SlicePool(const SlicePool&) = delete;
   SlicePool& operator=(const SlicePool&) = delete;
 
-  unsigned threads() const noexcept { return static_cast<unsigned>(threads_.size()) + 1; }
+  // The calling thread and the helpers (those to be started included).
+  unsigned threads() const noexcept {
+    return (started_ ? static_cast<unsigned>(threads_.size()) : helpers_) + 1;
+  }
 
   // Runs fn(0..count-1) on the helpers and the calling thread; returns when
   // all are done and rethrows the first exception.
   void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
+    if (count > 1 && !started_) start();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       job_ = &fn;
@@ -60,6 +60,14 @@ class SlicePool {
   }
 
  private:
+  void start() {
+    started_ = true;
+    try {
+      for (unsigned k = 0; k < helpers_; ++k) threads_.emplace_back([this] { serve(); });
+    } catch (...) {
+      // Fewer helpers than asked: the calling thread does the rest.
+    }
+  }
   void work() {
     for (;;) {
       const std::size_t k = next_.fetch_add(1);
@@ -90,6 +98,8 @@ class SlicePool {
     }
   }
 
+  unsigned helpers_;
+  bool started_ = false;  // run() only: one caller at a time
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_;
