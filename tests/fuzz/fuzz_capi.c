@@ -4324,6 +4324,68 @@ static void op_tda(fz_reader* r, state* st) {
 /* The program                                                          */
 /* ------------------------------------------------------------------ */
 
+/* opcode 18: GPU_MEMORY sub [value]: the memory kept between computations.
+ * sub % 4: 0 mpcf_cuda_cached_bytes(device from a table, out or NULL),
+ * 1 mpcf_cuda_set_cache_limit(limit from a table) and the getter,
+ * 2 mpcf_cuda_cache_limit(NULL), 3 mpcf_cuda_release_memory. Whatever
+ * another operation kept is at most the limit, and nothing is kept right
+ * after a release. */
+static void op_gpu_memory(fz_reader* r, state* st) {
+  const unsigned sub = fz_u8(r) % 4;
+  const int devices = mpcf_cuda_device_count();
+  switch (sub) {
+    case 0: {
+      const unsigned c = fz_u8(r);
+      const int table[6] = {-1, 0, 1, INT32_MIN, INT32_MAX, devices};
+      const int device = table[c % 6];
+      const int null_out = (c & 0x80) != 0;
+      uint64_t bytes = UINT64_C(0xA5A5A5A5A5A5A5A5);
+      const mpcf_status s = mpcf_cuda_cached_bytes(device, null_out ? NULL : &bytes);
+      const unsigned allowed = null_out || device < 0 ? ST(MPCF_ERROR_INVALID_ARGUMENT)
+                               : device >= devices    ? ST(MPCF_ERROR_CUDA_UNAVAILABLE)
+                                                      : ST(MPCF_OK);
+      check_status("mpcf_cuda_cached_bytes", s, allowed);
+      if (s != MPCF_OK) {
+        FZ_CHECK(bytes == UINT64_C(0xA5A5A5A5A5A5A5A5), "a failing mpcf_cuda_cached_bytes wrote its output");
+      } else {
+        uint64_t limit = 0;
+        FZ_CHECK(mpcf_cuda_cache_limit(&limit) == MPCF_OK, "mpcf_cuda_cache_limit failed");
+        FZ_CHECK(bytes <= limit, "%llu bytes kept on device %d, above the limit %llu", (unsigned long long)bytes,
+                 device, (unsigned long long)limit);
+      }
+      break;
+    }
+    case 1: {
+      const uint64_t table[6] = {0, 1, 4096, UINT64_C(1) << 20, UINT64_C(1) << 30, UINT64_MAX};
+      const uint64_t want = table[fz_u8(r) % 6];
+      check_status("mpcf_cuda_set_cache_limit", mpcf_cuda_set_cache_limit(want), ST(MPCF_OK));
+      uint64_t got = 0;
+      check_status("mpcf_cuda_cache_limit", mpcf_cuda_cache_limit(&got), ST(MPCF_OK));
+      FZ_CHECK(got == want, "the cache limit set to %llu reads %llu", (unsigned long long)want,
+               (unsigned long long)got);
+      for (int d = 0; d < devices; ++d) {
+        uint64_t kept = 0;
+        FZ_CHECK(mpcf_cuda_cached_bytes(d, &kept) == MPCF_OK && kept <= want,
+                 "device %d keeps %llu bytes after the limit was set to %llu", d, (unsigned long long)kept,
+                 (unsigned long long)want);
+      }
+      break;
+    }
+    case 2:
+      check_status("mpcf_cuda_cache_limit(NULL)", mpcf_cuda_cache_limit(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+      break;
+    default:
+      check_status("mpcf_cuda_release_memory", mpcf_cuda_release_memory(), ST(MPCF_OK));
+      for (int d = 0; d < devices; ++d) {
+        uint64_t kept = 1;
+        FZ_CHECK(mpcf_cuda_cached_bytes(d, &kept) == MPCF_OK && kept == 0,
+                 "device %d keeps %llu bytes after mpcf_cuda_release_memory", d, (unsigned long long)kept);
+      }
+      break;
+  }
+  (void)st;
+}
+
 enum opcode {
   OPC_CREATE = 0,
   OPC_RESHAPE = 1,
@@ -4343,7 +4405,8 @@ enum opcode {
   OPC_TDA = 15, /* a sub-operation byte follows: the barcode, pointwise, read-out and serialization calls */
   OPC_KNN_BOTH = 16,
   OPC_KNN_MERGE = 17,
-  OPC_COUNT = 18 /* the opcode byte is taken mod OPC_COUNT */
+  OPC_GPU_MEMORY = 18,
+  OPC_COUNT = 19 /* the opcode byte is taken mod OPC_COUNT */
 };
 
 static const char* const OP_NAMES[OPC_COUNT] = {
@@ -4356,6 +4419,7 @@ static const char* const OP_NAMES[OPC_COUNT] = {
     [OPC_MATVEC] = "MATVEC (mpcf_kernel_matvec*)",
     [OPC_TDA] = "TDA (barcodes, evaluate, read-out, reduce, combine, files, slice, component axis, landscapes)",
     [OPC_KNN_BOTH] = "KNN_BOTH (mpcf_knn_both*)", [OPC_KNN_MERGE] = "KNN_MERGE (mpcf_knn_merge)",
+    [OPC_GPU_MEMORY] = "GPU_MEMORY (mpcf_cuda_cached_bytes, mpcf_cuda_*cache_limit, mpcf_cuda_release_memory)",
 };
 
 static void trace_slots(const state* st) {
@@ -4405,6 +4469,7 @@ static void run_op(fz_reader* r, state* st, unsigned code, int index) {
     case OPC_TDA: op_tda(r, st); break;
     case OPC_KNN_BOTH: op_knn_both(r, st); break;
     case OPC_KNN_MERGE: op_knn_merge(r, st); break;
+    case OPC_GPU_MEMORY: op_gpu_memory(r, st); break;
     default: break;
   }
 }

@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OP_CREATE, OP_RESHAPE, OP_DESTROY, OP_OPTIONS, OP_PAIR = 0, 1, 2, 3, 4
 OP_PDIST, OP_L2_KERNEL, OP_CDIST, OP_LP_NORM, OP_QUERIES, OP_OPTIONS_RESET = 5, 6, 7, 8, 9, 10
 OP_CONCURRENT, OP_KNN, OP_STREAM, OP_MATVEC, OP_TDA = 11, 12, 13, 14, 15
-OP_KNN_BOTH, OP_KNN_MERGE = 16, 17
+OP_KNN_BOTH, OP_KNN_MERGE, OP_GPU_MEMORY = 16, 17, 18
 
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 
@@ -309,6 +309,15 @@ def knn_merge(a, b, k, rows=None, a_k=None, b_k=None, dtype="f64", raw_dtype=Non
             for d, j in row:
                 out += _merge_distance(d) + _merge_index(j)
     return out
+
+
+def gpu_memory(sub, arg=0):
+    """GPU_MEMORY: sub "cached" (arg: device code, mod 6 of -1, 0, 1,
+    INT32_MIN, INT32_MAX, the device count; + 0x80 for a NULL out),
+    "limit" (arg mod 6 of 0, 1, 4096, 2^20, 2^30, 2^64 - 1), "null_limit",
+    "release"."""
+    code = {"cached": 0, "limit": 1, "null_limit": 2, "release": 3}[sub]
+    return bytes([OP_GPU_MEMORY, code, arg])
 
 
 def stream(x, y=SELF, metric="distance", p=1.0, use_options=True, null_callback=False, cancel_at=0,
@@ -685,6 +694,15 @@ def capi_seeds():
     # -0 and +0, NaN after +inf, empty lists, no rows, huge counts.
     a2 = [[(1.0, 3), (2.0, 1), (math.inf, 0)], [(0.5, 2), (0.5, 1), (3.0, 7)]]
     b2 = [[(1.0, 3), (1.0, 5)], [(0.5, 1), (float("nan"), 4)]]
+    # The memory kept between computations around CUDA (or, without a
+    # device, CPU) computations: a tight limit, queries of every device
+    # code, release.
+    s["gpu-memory"] = c + create(1, README, dtype="f32") + gpu_memory("limit", 2) + \
+        options(backend="cuda") + pdist(0) + gpu_memory("cached", 1) + gpu_memory("cached", 5) + \
+        gpu_memory("limit", 4) + knn(1, k=2) + gpu_memory("cached", 1) + gpu_memory("cached", 0x81) + \
+        gpu_memory("cached", 0) + gpu_memory("cached", 3) + gpu_memory("cached", 4) + \
+        gpu_memory("null_limit") + gpu_memory("release") + gpu_memory("limit", 5) + \
+        gpu_memory("limit", 0) + gpu_memory("limit", 4) + options_reset() + pdist(0)
     s["knn-merge"] = b"".join([
         knn_merge(a2, b2, 4), knn_merge(a2, b2, 5, dtype="f32", cap="plus2"), knn_merge(a2, b2, 1),
         knn_merge(b2, a2, 3),
