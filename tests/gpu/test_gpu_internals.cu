@@ -13,11 +13,13 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "gpu_test_support.hpp"
 #include "mpcf/core/number_text.hpp"  // dtype_name
 #include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/block_matrix_support.cuh"
+#include "mpcf/cuda/block_reduce_kernels.cuh"
 #include "mpcf/cuda/cuda_block_pipeline.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_error.cuh"
@@ -201,6 +203,204 @@ void test_device_memory_cache(void**) {
   assert_int_equal(device_cached_bytes(0), 0);
   assert_true(free_bytes_now() + slack >= before);
   set_device_cache_limit(limit);
+}
+
+// ---- the CUB variants of the reduction kernels ----
+
+// Block values with ties, -0, +-inf and NaN (a fixed generator).
+template <typename T>
+std::vector<T> tricky_block(std::size_t count, std::uint32_t seed) {
+  std::vector<T> v(count);
+  std::uint32_t x = seed;
+  for (auto& e : v) {
+    x = x * 1664525u + 1013904223u;
+    const std::uint32_t c = x >> 24;
+    if (c < 4) e = std::numeric_limits<T>::quiet_NaN();
+    else if (c < 8) e = std::numeric_limits<T>::infinity();
+    else if (c < 10) e = T(-0.0);
+    else if (c < 80) e = T((x >> 8) % 7);  // ties
+    else e = T((x >> 8) & 0xffff) / T(4096);
+  }
+  return v;
+}
+
+// A list entry as (value bits, index): KnnEntry<double> has padding bytes
+// that its writes leave undefined.
+using EntryBits = std::pair<std::uint64_t, std::uint32_t>;
+
+template <typename T, typename List>
+std::vector<EntryBits> knn_lists_of(const DeviceArray<T>& block, std::uint32_t nr,
+                                        std::uint32_t nc, int K, TriangleSkipMode skip,
+                                        std::int64_t shift) {
+  // Rows: into empty lists, then the same block again at other column
+  // indices (a second block of the row). Columns: segments, then merged.
+  DeviceArray<KnnEntry<T>> rows(std::size_t(nr) * K), cols(std::size_t(nc) * K);
+  assert_int_equal(cudaMemset(rows.data(), 0xff, rows.bytes()), cudaSuccess);
+  assert_int_equal(cudaMemset(cols.data(), 0xff, cols.bytes()), cudaSuccess);
+  const unsigned grid = (nr * 32 + 255) / 256;
+  knn_rows_kernel<T, List><<<grid, 256>>>(block.data(), nr, nc, shift, skip, K, 0, 0, rows.data());
+  knn_rows_kernel<T, List><<<grid, 256>>>(block.data(), nr, nc, shift, skip, K, 0, nc, rows.data());
+  const std::uint32_t segRows = 64, segs = (nr + segRows - 1) / segRows;
+  DeviceArray<KnnEntry<T>> scratch(std::size_t(segs) * nc * K);
+  knn_cols_kernel<T, List><<<dim3((nc + 31) / 32, segs), kKnnStripThreads>>>(
+      block.data(), nr, nc, shift, skip, K, segRows, 0, scratch.data());
+  knn_cols_merge_kernel<T, List><<<(nc * 32 + 255) / 256, 256>>>(scratch.data(), nc, segs, K, 0,
+                                                                 cols.data());
+  assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<KnnEntry<T>> all(rows.size() + cols.size());
+  assert_int_equal(cudaMemcpy(all.data(), rows.data(), rows.bytes(), cudaMemcpyDeviceToHost),
+                   cudaSuccess);
+  assert_int_equal(cudaMemcpy(all.data() + rows.size(), cols.data(), cols.bytes(),
+                              cudaMemcpyDeviceToHost),
+                   cudaSuccess);
+  std::vector<EntryBits> out;
+  out.reserve(all.size());
+  for (const auto& e : all) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &e.value, sizeof(T));
+    out.emplace_back(bits, e.index);
+  }
+  return out;
+}
+
+// The first entry where two lists differ (for the failure message).
+std::string first_difference(const std::vector<EntryBits>& a, const std::vector<EntryBits>& b) {
+  for (std::size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    if (a[k] != b[k]) {
+      return "entry " + std::to_string(k) + ": value bits " + std::to_string(a[k].first) + " index " +
+             std::to_string(a[k].second) + " against " + std::to_string(b[k].first) + " index " +
+             std::to_string(b[k].second);
+    }
+  }
+  return a.size() == b.size() ? "none" : "the sizes";
+}
+
+// The lists of CUB's WarpMergeSort (always, or past 8 passing candidates)
+// are those of the insertion, byte for byte; and the insertion's lists are
+// right (checked on the host for the first rows: the K smallest kept
+// (value, index) in KnnConsumer's order).
+template <typename T>
+void check_topk_variants() {
+  const std::uint32_t nr = 300, nc = 700;
+  // Distances: never -0 (the lists' keys order -0 before +0).
+  auto host = tricky_block<T>(std::size_t(nr) * nc, 7);
+  for (auto& v : host) {
+    if (v == T(0)) v = T(0);
+  }
+  DeviceArray<T> block(host.size());
+  assert_int_equal(cudaMemcpy(block.data(), host.data(), block.bytes(), cudaMemcpyHostToDevice),
+                   cudaSuccess);
+  for (int K : {1, 5, 10, 31, 32}) {
+    for (auto [skip, shift] : {std::pair{TriangleSkipMode::None, std::int64_t(0)},
+                               std::pair{TriangleSkipMode::LowerTriangleSkipDiag, std::int64_t(100)}}) {
+      const auto plain = knn_lists_of<T, mpcf::cuda::detail::WarpTopK<T>>(block, nr, nc, K, skip, shift);
+      const auto sorted = knn_lists_of<T, mpcf::cuda::detail::WarpTopKMergeSort<T, 0>>(block, nr, nc, K, skip, shift);
+      const auto hybrid = knn_lists_of<T, mpcf::cuda::detail::WarpTopKMergeSort<T, 8>>(block, nr, nc, K, skip, shift);
+      if (plain != sorted || plain != hybrid) {
+        fail_msg("%s K = %d skip %d: insertion and merge sort differ at %s; and sort8 at %s",
+                 sizeof(T) == 4 ? "float32" : "float64", K, static_cast<int>(skip),
+                 first_difference(plain, sorted).c_str(), first_difference(plain, hybrid).c_str());
+      }
+      // Row 3 against the host: both passes offer the row's kept values
+      // (columns c and nc + c).
+      const std::uint32_t row = 3;
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> cand;
+      auto key = [](T v) -> std::uint64_t {  // ascending values, NaN last
+        if (v != v) return ~std::uint64_t(0) - 1;
+        const double d = static_cast<double>(v);
+        std::uint64_t u;
+        std::memcpy(&u, &d, 8);
+        return (u >> 63) ? ~u : (u | (std::uint64_t(1) << 63));
+      };
+      for (std::uint32_t pass = 0; pass < 2; ++pass) {
+        for (std::uint32_t c = 0; c < nc; ++c) {
+          if (!pair_kept(std::int64_t(row) - std::int64_t(c) + shift, skip)) continue;
+          cand.emplace_back(key(host[std::size_t(row) * nc + c]), pass * nc + c);
+        }
+      }
+      std::sort(cand.begin(), cand.end());
+      for (int e = 0; e < K; ++e) {
+        const std::uint32_t got = plain[std::size_t(row) * K + e].second;
+        if (got != cand[e].second) {
+          fail_msg("%s K = %d skip %d: row 3 entry %d has index %u, the host's order %u",
+                   sizeof(T) == 4 ? "float32" : "float64", K, static_cast<int>(skip), e, got,
+                   cand[e].second);
+        }
+      }
+    }
+  }
+}
+
+void test_topk_cub_variants_same_lists(void**) {
+  check_topk_variants<float>();
+  check_topk_variants<double>();
+}
+
+// The mat-vec rows kernel with cub::WarpReduce adds the same level sums and
+// flags as the hand-written shuffles (r = 1: one column per pass; r = 5:
+// passes of kMatvecChunk).
+template <typename T>
+void check_matvec_reduce_variants() {
+  const std::uint32_t nr = 200, nc = 900;
+  auto host = tricky_block<T>(std::size_t(nr) * nc, 11);
+  for (auto& v : host) {
+    if (std::isinf(v)) v = T(0.5);  // K = the value (L2): finite terms but for NaN
+  }
+  DeviceArray<T> block(host.size());
+  assert_int_equal(cudaMemcpy(block.data(), host.data(), block.bytes(), cudaMemcpyHostToDevice),
+                   cudaSuccess);
+  for (std::uint32_t r : {1u, 5u}) {
+    std::vector<T> V(std::size_t(nc) * r);
+    for (std::size_t e = 0; e < V.size(); ++e) V[e] = T(int((e * 37) % 19) - 9) / T(8);
+    std::vector<double> grids(r, 16.0);
+    DeviceArray<T> dV(V.size());
+    DeviceArray<double> dG(grids.size());
+    assert_int_equal(cudaMemcpy(dV.data(), V.data(), dV.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dG.data(), grids.data(), dG.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    auto run = [&](bool cub) {
+      DeviceArray<double> sums(std::size_t(nr) * r * ExactSum::kLevels);
+      DeviceArray<std::uint32_t> flags(std::size_t(nr) * r);
+      assert_int_equal(cudaMemset(sums.data(), 0, sums.bytes()), cudaSuccess);
+      assert_int_equal(cudaMemset(flags.data(), 0, flags.bytes()), cudaSuccess);
+      MatvecArgs<T> a{};
+      a.kind = KernelKind::L2;
+      a.scale = 1.0;
+      a.V = dV.data();
+      a.r = r;
+      a.grids = dG.data();
+      a.gridsPerRow = false;
+      a.ratio = exact_sum_level_ratio(nc);
+      a.skip = TriangleSkipMode::None;
+      a.sums = sums.data();
+      a.flags = flags.data();
+      const unsigned grid = (nr * 32 + 255) / 256;
+      if (r == 1) {
+        if (cub) matvec_rows_kernel<T, 1, true><<<grid, 256>>>(block.data(), nr, nc, a);
+        else matvec_rows_kernel<T, 1, false><<<grid, 256>>>(block.data(), nr, nc, a);
+      } else {
+        if (cub) matvec_rows_kernel<T, kMatvecChunk, true><<<grid, 256>>>(block.data(), nr, nc, a);
+        else matvec_rows_kernel<T, kMatvecChunk, false><<<grid, 256>>>(block.data(), nr, nc, a);
+      }
+      assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<double> hs(sums.size());
+      std::vector<std::uint32_t> hf(flags.size());
+      assert_int_equal(cudaMemcpy(hs.data(), sums.data(), sums.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+      assert_int_equal(cudaMemcpy(hf.data(), flags.data(), flags.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+      return std::pair{hs, hf};
+    };
+    const auto plain = run(false), viaCub = run(true);
+    assert_memory_equal(plain.first.data(), viaCub.first.data(), plain.first.size() * sizeof(double));
+    assert_true(plain.second == viaCub.second);
+    // NaN values in the block set the NaN flag of their rows.
+    std::uint32_t nanRows = 0;
+    for (std::uint32_t i = 0; i < nr; ++i) nanRows += (plain.second[std::size_t(i) * r] & ExactSum::kNaN) ? 1 : 0;
+    assert_true(nanRows > 0);
+  }
+}
+
+void test_matvec_cub_reduce_same_sums(void**) {
+  check_matvec_reduce_variants<float>();
+  check_matvec_reduce_variants<double>();
 }
 
 // ---- device queries ----
@@ -1001,6 +1201,8 @@ int main(int, char** argv) {
       cmocka_unit_test(test_caching_allocator_reuses_blocks),
       cmocka_unit_test(test_caching_allocator_limit),
       cmocka_unit_test(test_device_memory_cache),
+      cmocka_unit_test(test_topk_cub_variants_same_lists),
+      cmocka_unit_test(test_matvec_cub_reduce_same_sums),
       cmocka_unit_test(test_device_queries),
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),

@@ -36,6 +36,8 @@
 // end (mpcf_pdist, condensed, CUDA) of the PCF and the PLF collection in the
 // same run, n = 20000, m = 128 and 512; plf/knn/.../{pcf,plf} k = 10 at
 // n = 200000, m = 128; the summary prints PLF / PCF.
+// CUB (--benchmark_filter=^cub): the kNN top-k kernels and the mat-vec rows
+// kernel with and without CUB's warp primitives (register_cub).
 // For n = 2000 the outputs of ours, tiled, ring and ref are compared
 // bitwise (the summary says "same bits" or the largest relative difference).
 // Merge steps: sum over computed pairs of (breakpoints of f + of g).
@@ -60,6 +62,7 @@
 #include "mpcf/core/operations.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/result_writers.hpp"
+#include "mpcf/cuda/block_reduce_kernels.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
@@ -1063,6 +1066,145 @@ void register_scaling() {
 
 }  // namespace
 
+// ---- CUB against the hand-written reductions (--benchmark_filter=^cub) ----
+//
+// The kNN top-k kernels and the mat-vec rows kernel alone (CUDA events), on
+// one block of nR x nC values uniform in [0, 1) made on the device: the
+// insertion list (insert/), CUB's WarpMergeSort for every round with a
+// passing candidate (sort/) or past 8 of them (sort8/); the mat-vec rows
+// kernel's warp sum by hand (shfl/) or cub::WarpReduce (warpreduce/).
+// topk_first: rows into empty lists (most candidates pass early);
+// topk_later: the same rows against a second block (few pass);
+// topk_cols: the column kernel (segments) and the merge into empty lists.
+
+__global__ void uniform_block_kernel(float* f, double* d, std::uint64_t count, std::uint32_t seed) {
+  for (std::uint64_t e = blockIdx.x * std::uint64_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::uint64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t x = (e + 1) * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(seed) << 32);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    const double u = double(x >> 11) * 0x1p-53;
+    if (f) f[e] = float(u);
+    if (d) d[e] = u;
+  }
+}
+
+template <typename T>
+struct CubBlocks {
+  std::uint32_t nR = 4096, nC = 16384;
+  mpcf::cuda::DeviceArray<T> a, b;
+  CubBlocks() : a(std::size_t(nR) * nC), b(std::size_t(nR) * nC) {
+    for (auto* arr : {&a, &b}) {
+      T* p = arr->data();
+      uniform_block_kernel<<<1024, 256>>>(std::is_same_v<T, float> ? reinterpret_cast<float*>(p) : nullptr,
+                                          std::is_same_v<T, double> ? reinterpret_cast<double*>(p) : nullptr,
+                                          arr->size(), arr == &a ? 1u : 2u);
+    }
+    CHECK_CUDA(cudaDeviceSynchronize());
+  }
+};
+
+template <typename T>
+CubBlocks<T>& cub_blocks() {
+  static CubBlocks<T> blocks;
+  return blocks;
+}
+
+enum class TopkCase { First, Later, Cols };
+
+template <typename T, typename List>
+void bm_topk(benchmark::State& state, TopkCase which, int K) {
+  using mpcf::cuda::KnnEntry;
+  auto& blk = cub_blocks<T>();
+  const std::uint32_t nR = blk.nR, nC = blk.nC;
+  mpcf::cuda::DeviceArray<KnnEntry<T>> lists(std::size_t(std::max(nR, nC)) * K);
+  const std::uint32_t segRows = 512, segs = (nR + segRows - 1) / segRows;
+  mpcf::cuda::DeviceArray<KnnEntry<T>> scratch(std::size_t(segs) * nC * K);
+  cudaStream_t st = nullptr;
+  const unsigned rowGrid = (nR * 32 + 255) / 256;
+  auto rows = [&](const T* block, std::uint32_t colBase) {
+    mpcf::cuda::knn_rows_kernel<T, List><<<rowGrid, 256, 0, st>>>(
+        block, nR, nC, 0, TriangleSkipMode::None, K, 0, colBase, lists.data());
+  };
+  cudaEvent_t e0, e1;
+  CHECK_CUDA(cudaEventCreate(&e0));
+  CHECK_CUDA(cudaEventCreate(&e1));
+  for (auto _ : state) {
+    CHECK_CUDA(cudaMemsetAsync(lists.data(), 0xff, lists.bytes(), st));
+    if (which == TopkCase::Later) rows(blk.a.data(), 0);
+    CHECK_CUDA(cudaEventRecord(e0, st));
+    if (which == TopkCase::Cols) {
+      mpcf::cuda::knn_cols_kernel<T, List><<<dim3((nC + 31) / 32, segs), mpcf::cuda::kKnnStripThreads, 0, st>>>(
+          blk.a.data(), nR, nC, 0, TriangleSkipMode::None, K, segRows, 0, scratch.data());
+      mpcf::cuda::knn_cols_merge_kernel<T, List><<<(nC * 32 + 255) / 256, 256, 0, st>>>(
+          scratch.data(), nC, segs, K, 0, lists.data());
+    } else {
+      rows(which == TopkCase::Later ? blk.b.data() : blk.a.data(), which == TopkCase::Later ? nC : 0);
+    }
+    CHECK_CUDA(cudaEventRecord(e1, st));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    state.SetIterationTime(ms / 1000.0);
+  }
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaEventDestroy(e0));
+  CHECK_CUDA(cudaEventDestroy(e1));
+}
+
+template <typename T, bool kCub>
+void bm_matvec_reduce(benchmark::State& state) {
+  auto& blk = cub_blocks<T>();
+  const std::uint32_t nR = blk.nR, nC = blk.nC;
+  mpcf::cuda::DeviceArray<T> V(nC);
+  uniform_block_kernel<<<64, 256>>>(std::is_same_v<T, float> ? reinterpret_cast<float*>(V.data()) : nullptr,
+                                    std::is_same_v<T, double> ? reinterpret_cast<double*>(V.data()) : nullptr,
+                                    nC, 3u);
+  mpcf::cuda::DeviceArray<double> grids(1), sums(std::size_t(nR) * mpcf::ExactSum::kLevels);
+  mpcf::cuda::DeviceArray<std::uint32_t> flags(nR);
+  const double g = 64.0;
+  CHECK_CUDA(cudaMemcpy(grids.data(), &g, sizeof g, cudaMemcpyHostToDevice));
+  mpcf::cuda::MatvecArgs<T> a{};
+  a.kind = mpcf::KernelKind::L2;
+  a.scale = 1.0;
+  a.V = V.data();
+  a.r = 1;
+  a.grids = grids.data();
+  a.ratio = mpcf::exact_sum_level_ratio(nC);
+  a.skip = TriangleSkipMode::None;
+  a.sums = sums.data();
+  a.flags = flags.data();
+  const unsigned grid = (nR * 32 + 255) / 256;
+  time_launches(state, nullptr, [&] {
+    mpcf::cuda::matvec_rows_kernel<T, 1, kCub><<<grid, 256>>>(blk.a.data(), nR, nC, a);
+  });
+}
+
+void register_cub() {
+  auto reg = [](const std::string& name, auto body) {
+    benchmark::RegisterBenchmark(("cub/" + name).c_str(), body)
+        ->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+  };
+  const int K = 10;
+  auto add = [&]<typename T>(const std::string& dt) {
+    using namespace mpcf::cuda::detail;
+    for (auto [which, cname] : {std::pair{TopkCase::First, "topk_first"}, std::pair{TopkCase::Later, "topk_later"},
+                                std::pair{TopkCase::Cols, "topk_cols"}}) {
+      const std::string tail = std::string("/") + dt + "/k10";
+      reg(std::string(cname) + "/insert" + tail, [=](benchmark::State& s) { bm_topk<T, WarpTopK<T>>(s, which, K); });
+      reg(std::string(cname) + "/sort" + tail,
+          [=](benchmark::State& s) { bm_topk<T, WarpTopKMergeSort<T, 0>>(s, which, K); });
+      reg(std::string(cname) + "/sort8" + tail,
+          [=](benchmark::State& s) { bm_topk<T, WarpTopKMergeSort<T, 8>>(s, which, K); });
+    }
+    reg("matvec_rows/shfl/" + dt + "/r1", [](benchmark::State& s) { bm_matvec_reduce<T, false>(s); });
+    reg("matvec_rows/warpreduce/" + dt + "/r1", [](benchmark::State& s) { bm_matvec_reduce<T, true>(s); });
+  };
+  add.template operator()<float>("f32");
+  add.template operator()<double>("f64");
+}
+
 int main(int argc, char** argv) {
   if (mpcf_cuda_device_count() == 0) {
     std::printf("bench_gpu: no CUDA device; nothing to measure (%s)\n", mpcf_build_info());
@@ -1087,6 +1229,7 @@ int main(int argc, char** argv) {
   register_plf();
   register_knn_scaling();
   register_scaling();
+  register_cub();
   benchmark::Initialize(&argc, argv);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

@@ -19,6 +19,9 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/warp/warp_merge_sort.cuh>
+#include <cub/warp/warp_reduce.cuh>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -57,7 +60,8 @@ namespace detail {
 
 // The key of a value: its bits in an unsigned order that matches the
 // numeric order, every NaN equal and after +inf (KnnConsumer's order), and
-// all-ones left for "no entry".
+// all-ones left for "no entry". -0 comes before +0 (KnnConsumer has them
+// equal): the lists hold distances, which are never -0.
 template <typename T>
 using KnnKey = std::conditional_t<sizeof(T) == 4, std::uint32_t, unsigned long long>;
 
@@ -99,24 +103,45 @@ __device__ __forceinline__ bool key_less(Key ka, std::uint32_t ia, Key kb, std::
 // position a second ballot counts, the entries after it moving up one lane.
 // After the first few rounds almost no candidate passes the K-th entry, so
 // a round costs a load, a compare and a ballot per lane.
+//
+// The kernels take the list type as a parameter (List): WarpTopK, which
+// the library runs, or WarpTopKMergeSort below (CUB's WarpMergeSort for the
+// rounds in which many candidates pass), which gives the same lists and is
+// slower: one H200, a 4096 x 16384 block, k = 10, rows into empty lists
+// 0.258 ms against 0.308 (sorting past 8 passing candidates) and 0.458
+// (sorting every round with one), the column kernels 0.598 against 0.666
+// and 1.72 ms (float64: 0.673, 1.52, 5.00). A sort of 64 entries costs more
+// than inserting the few candidates that pass after the first rounds (bench_gpu
+// ^cub, tests/benchmarks/RESULTS.md "CUB against the hand-written
+// reductions"). A list type names the shared memory a warp's list needs
+// (Storage) and takes it in init().
 template <typename T>
 struct WarpTopK {
   using Key = KnnKey<T>;
+  struct Storage {};  // none
   Key key;
   std::uint32_t idx;
   std::uint32_t lane;
   int K;
 
+  __device__ __forceinline__ void init(Storage*) {}
   __device__ __forceinline__ void clear(int k) {
     K = k;
     lane = threadIdx.x % 32;
     key = kEmptyKey<T>;
     idx = kEmptyIndex;
   }
-  __device__ __forceinline__ void offer(Key k, std::uint32_t i, bool valid) {
+  // The lanes whose candidate is below the current K-th entry.
+  __device__ __forceinline__ unsigned passing(Key k, std::uint32_t i, bool valid) const {
     const Key lastK = __shfl_sync(0xffffffffu, key, K - 1);
     const std::uint32_t lastI = __shfl_sync(0xffffffffu, idx, K - 1);
-    unsigned want = __ballot_sync(0xffffffffu, valid && key_less(k, i, lastK, lastI));
+    return __ballot_sync(0xffffffffu, valid && key_less(k, i, lastK, lastI));
+  }
+  __device__ __forceinline__ void offer(Key k, std::uint32_t i, bool valid) {
+    insert(passing(k, i, valid), k, i);
+  }
+  // Inserts the candidates of the lanes in `want`, one after the other.
+  __device__ __forceinline__ void insert(unsigned want, Key k, std::uint32_t i) {
     while (want) {
       const int src = __ffs(want) - 1;
       want &= want - 1;
@@ -157,6 +182,55 @@ struct WarpTopK {
   }
 };
 
+// WarpTopK with CUB: when more than kSortFrom candidates of a round pass
+// the K-th entry, the list (K entries) and those candidates are sorted
+// together by cub::WarpMergeSort (two entries per lane, the others empty)
+// and the first K kept; fewer are inserted one by one as in WarpTopK
+// (kSortFrom = 0: every round with a passing candidate is sorted). Same
+// order, so the same lists.
+template <typename T, int kSortFrom>
+struct WarpTopKMergeSort : WarpTopK<T> {
+  using Key = KnnKey<T>;
+  struct Entry {
+    Key key;
+    std::uint32_t idx;
+  };
+  struct Less {
+    __device__ __forceinline__ bool operator()(const Entry& a, const Entry& b) const {
+      return key_less(a.key, a.idx, b.key, b.idx);
+    }
+  };
+  using Sort = cub::WarpMergeSort<Entry, 2, 32>;
+  using Storage = typename Sort::TempStorage;
+  Storage* storage = nullptr;
+
+  __device__ __forceinline__ void init(Storage* s) { storage = s; }
+  __device__ __forceinline__ void offer(Key k, std::uint32_t i, bool valid) {
+    const unsigned want = this->passing(k, i, valid);
+    if (want == 0) return;
+    if (__popc(want) <= kSortFrom) {
+      this->insert(want, k, i);
+      return;
+    }
+    const int lane = static_cast<int>(this->lane);
+    Entry e[2];
+    e[0] = lane < this->K ? Entry{this->key, this->idx} : Entry{kEmptyKey<T>, kEmptyIndex};
+    e[1] = ((want >> lane) & 1u) ? Entry{k, i} : Entry{kEmptyKey<T>, kEmptyIndex};
+    Sort(*storage).Sort(e, Less{});
+    __syncwarp();  // the storage is reused by the next round
+    // Blocked order: lane l holds ranks 2l and 2l + 1; rank r goes to lane r.
+    const int src = lane / 2;
+    const Key k0 = __shfl_sync(0xffffffffu, e[0].key, src);
+    const Key k1 = __shfl_sync(0xffffffffu, e[1].key, src);
+    const std::uint32_t i0 = __shfl_sync(0xffffffffu, e[0].idx, src);
+    const std::uint32_t i1 = __shfl_sync(0xffffffffu, e[1].idx, src);
+    if (lane < this->K) {
+      this->key = (lane & 1) ? k1 : k0;
+      this->idx = (lane & 1) ? i1 : i0;
+    }
+  }
+};
+
 __device__ __forceinline__ bool kept_in_block(std::uint32_t r, std::uint32_t c,
                                               std::int64_t diagonalShift, TriangleSkipMode skip) {
   return pair_kept(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(c) + diagonalShift, skip);
@@ -172,15 +246,17 @@ __device__ __forceinline__ bool kept_in_block(std::uint32_t r, std::uint32_t c,
 
 // One warp per block row: the row's kept values merged into the list of
 // owner rowBase + row (columns as colBase + c).
-template <typename T>
+template <typename T, typename List = detail::WarpTopK<T>>
 __global__ void __launch_bounds__(256)
     knn_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
                     std::int64_t diagonalShift, TriangleSkipMode skip, int K,
                     std::uint32_t rowBase, std::uint32_t colBase, KnnEntry<T>* __restrict__ lists) {
+  __shared__ typename List::Storage storage[256 / 32];
   const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   if (row >= nRows) return;  // whole warps
   KnnEntry<T>* mine = lists + std::uint64_t(rowBase + row) * K;
-  detail::WarpTopK<T> list;
+  List list;
+  list.init(&storage[threadIdx.x / 32]);
   list.load(K, mine);
   const T* values = block + std::uint64_t(row) * nCols;
   for (std::uint32_t c0 = 0; c0 < nCols; c0 += 32) {
@@ -199,20 +275,22 @@ constexpr int kKnnStripThreads = 1024;
 
 // The K smallest kept values of every (column, segment) with their row
 // (rowBase + r), to scratch[(segment * nCols + column) * K ...].
-template <typename T>
+template <typename T, typename List = detail::WarpTopK<T>>
 __global__ void __launch_bounds__(kKnnStripThreads)
     knn_cols_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
                     std::int64_t diagonalShift, TriangleSkipMode skip, int K,
                     std::uint32_t segRows, std::uint32_t rowBase,
                     KnnEntry<T>* __restrict__ scratch) {
   __shared__ T tile[32][33];
+  __shared__ typename List::Storage storage[kKnnStripThreads / 32];
   const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uint32_t c0 = blockIdx.x * 32;
   const std::uint32_t seg = blockIdx.y;
   const std::uint32_t r0 = seg * segRows;
   const std::uint32_t r1 = min(nRows, r0 + segRows);
   const std::uint32_t col = c0 + warp;  // this warp's column
-  detail::WarpTopK<T> list;
+  List list;
+  list.init(&storage[warp]);
   list.clear(K);
   for (std::uint32_t rt = r0; rt < r1; rt += 32) {
     {
@@ -231,15 +309,17 @@ __global__ void __launch_bounds__(kKnnStripThreads)
 
 // One warp per block column: its segments' lists merged into the list of
 // owner colBase + column.
-template <typename T>
+template <typename T, typename List = detail::WarpTopK<T>>
 __global__ void __launch_bounds__(256)
     knn_cols_merge_kernel(const KnnEntry<T>* __restrict__ scratch, std::uint32_t nCols,
                           std::uint32_t segments, int K, std::uint32_t colBase,
                           KnnEntry<T>* __restrict__ lists) {
+  __shared__ typename List::Storage storage[256 / 32];
   const std::uint32_t col = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   if (col >= nCols) return;  // whole warps
   KnnEntry<T>* mine = lists + std::uint64_t(colBase + col) * K;
-  detail::WarpTopK<T> list;
+  List list;
+  list.init(&storage[threadIdx.x / 32]);
   list.load(K, mine);
   const std::uint32_t total = segments * static_cast<std::uint32_t>(K);
   for (std::uint32_t e0 = 0; e0 < total; e0 += 32) {
@@ -301,6 +381,25 @@ __device__ __forceinline__ void warp_exact_sum(double* acc, std::uint32_t& flags
     flags |= __shfl_down_sync(0xffffffffu, flags, off);
   }
 }
+// The same sum through cub::WarpReduce (a partial as one value, added by
+// AddPartials; matvec_rows_kernel's kCubReduce): the same sums, and no
+// faster than warp_exact_sum's shuffles (one H200, a 4096 x 16384 block,
+// r = 1: 0.179 against 0.177 ms; a struct is shuffled word by word either
+// way), so the kernels keep the shuffles.
+struct ExactPartial {
+  double acc[ExactSum::kLevels];
+  std::uint32_t flags;
+};
+struct AddPartials {
+  __device__ __forceinline__ ExactPartial operator()(const ExactPartial& a,
+                                                     const ExactPartial& b) const {
+    ExactPartial r;
+#pragma unroll
+    for (int l = 0; l < ExactSum::kLevels; ++l) r.acc[l] = a.acc[l] + b.acc[l];
+    r.flags = a.flags | b.flags;
+    return r;
+  }
+};
 __device__ __forceinline__ double grid_of(const double* grids, bool perRow, std::uint64_t i,
                                           std::uint32_t r, std::uint32_t c) {
   return perRow ? grids[i * r + c] : grids[c];
@@ -344,12 +443,15 @@ __device__ __forceinline__ void add_partial(const MatvecArgs<T>& a, std::uint64_
 // of sum over the block's kept columns j of K(block(i, j)) V[j][c], added
 // into output i. Chunk columns of V per pass; each lane loads the block
 // values and V entries of U of its columns before adding their terms.
-template <typename T, int Chunk>
+template <typename T, int Chunk, bool kCubReduce = false>
 __global__ void __launch_bounds__(256)
     matvec_rows_kernel(const T* __restrict__ block, std::uint32_t nRows, std::uint32_t nCols,
                        MatvecArgs<T> a) {
   constexpr int L = ExactSum::kLevels;
   constexpr int U = matvec_loads_ahead<Chunk>();
+  using WarpSum = cub::WarpReduce<detail::ExactPartial>;
+  __shared__ std::conditional_t<kCubReduce, typename WarpSum::TempStorage, char> sumStorage[256 / 32];
+  (void)sumStorage;
   const std::uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const std::uint32_t lane = threadIdx.x % 32;
   if (row >= nRows) return;
@@ -381,8 +483,17 @@ __global__ void __launch_bounds__(256)
     }
 #pragma unroll
     for (int q = 0; q < Chunk; ++q) {
-      detail::warp_exact_sum(acc[q], fl[q]);
-      if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, acc[q], fl[q]);
+      if constexpr (kCubReduce) {
+        detail::ExactPartial p;
+#pragma unroll
+        for (int l = 0; l < L; ++l) p.acc[l] = acc[q][l];
+        p.flags = fl[q];
+        p = WarpSum(sumStorage[threadIdx.x / 32]).Reduce(p, detail::AddPartials{});
+        if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, p.acc, p.flags);
+      } else {
+        detail::warp_exact_sum(acc[q], fl[q]);
+        if (lane == 0 && c0 + q < a.r) detail::add_partial(a, i, c0 + q, acc[q], fl[q]);
+      }
     }
   }
 }
