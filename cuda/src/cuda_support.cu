@@ -74,13 +74,15 @@ CachingDeviceAllocator::~CachingDeviceAllocator() {
 
 void* CachingDeviceAllocator::allocate(std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  // Smallest cached block that is large enough and not wastefully large.
-  auto it = cache_.lower_bound(bytes);
-  if (it != cache_.end() && it->first <= 2 * bytes + 4096) {
+  // Smallest cached block that is large enough and not wastefully large,
+  // and untagged: a tagged block goes only to its tag's owner (take_tagged),
+  // or is freed (the limit, release_cached, a cudaMalloc that fails).
+  for (auto it = cache_.lower_bound(bytes); it != cache_.end() && it->first <= 2 * bytes + 4096;
+       ++it) {
     void* p = it->second;
+    if (tagOf_.count(p)) continue;
     const std::size_t size = it->first;
-    cache_.erase(it);
-    cachedBytes_ -= size;
+    uncache_locked(it);
     live_.emplace(p, size);
     liveBytes_ += size;
     return p;
@@ -116,14 +118,22 @@ void* CachingDeviceAllocator::allocate(std::size_t bytes) {
   return p;
 }
 
-void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept {
-  {
-    // A block given back may still be read or written by queued work, and
-    // the cache may hand it out at once (to another computation on the
-    // device): wait for the device first, as cudaFree would have.
-    QuietDeviceScope on(device_);
-    MPCF_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
-  }
+void CachingDeviceAllocator::wait_for_device() const noexcept {
+  QuietDeviceScope on(device_);
+  MPCF_CUDA_CHECK_NOTHROW(cudaDeviceSynchronize());
+}
+
+void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept { give_back(p, 0); }
+
+void CachingDeviceAllocator::deallocate_tagged(void* p, std::size_t, std::uint64_t tag) noexcept {
+  give_back(p, tag);
+}
+
+void CachingDeviceAllocator::give_back(void* p, std::uint64_t tag) noexcept {
+  // A block given back may still be read or written by queued work, and
+  // the cache may hand it out at once (to another computation on the
+  // device): wait for the device first, as cudaFree would have.
+  wait_for_device();
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = live_.find(p);
   if (it == live_.end()) return;  // not ours: nothing sensible to do
@@ -138,7 +148,57 @@ void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept {
     MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
     return;
   }
+  if (tag != 0 && tagged_.find(tag) == tagged_.end()) {
+    try {
+      tagged_.emplace(tag, p);
+      try {
+        tagOf_.emplace(p, tag);
+      } catch (...) {
+        tagged_.erase(tag);
+      }
+    } catch (...) {
+      // Kept untagged.
+    }
+  }
   if (cachedBytes_ > limit_) trim_locked(limit_);
+}
+
+void* CachingDeviceAllocator::take_tagged(std::uint64_t tag, std::size_t bytes) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto t = tagged_.find(tag);
+  if (t == tagged_.end()) return nullptr;
+  void* p = t->second;
+  // Its cache entry (a few dozen blocks at most: a scan).
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->second != p) continue;
+    if (it->first < bytes) return nullptr;  // not what the tag's owner asks for
+    const std::size_t size = it->first;
+    try {
+      live_.emplace(p, size);
+    } catch (...) {
+      return nullptr;
+    }
+    uncache_locked(it);
+    liveBytes_ += size;
+    return p;
+  }
+  return nullptr;
+}
+
+void CachingDeviceAllocator::uncache_locked(std::multimap<std::size_t, void*>::iterator it) noexcept {
+  void* p = it->second;
+  cachedBytes_ -= it->first;
+  cache_.erase(it);
+  auto t = tagOf_.find(p);
+  if (t != tagOf_.end()) {
+    tagged_.erase(t->second);
+    tagOf_.erase(t);
+  }
+}
+
+std::size_t CachingDeviceAllocator::tagged_blocks() const noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tagged_.size();
 }
 
 void CachingDeviceAllocator::trim_locked(std::size_t keep) noexcept {
@@ -146,9 +206,9 @@ void CachingDeviceAllocator::trim_locked(std::size_t keep) noexcept {
   QuietDeviceScope on(device_);
   while (cachedBytes_ > keep && !cache_.empty()) {
     auto last = std::prev(cache_.end());
-    MPCF_CUDA_CHECK_NOTHROW(cudaFree(last->second));
-    cachedBytes_ -= last->first;
-    cache_.erase(last);
+    void* p = last->second;
+    uncache_locked(last);
+    MPCF_CUDA_CHECK_NOTHROW(cudaFree(p));
   }
 }
 

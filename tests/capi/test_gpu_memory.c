@@ -4,8 +4,9 @@
  * MPCF_CUDA_CACHE_BYTES: run as `test_gpu_memory` with it set to 12345 by
  * main, and as `test_gpu_memory bad-env` with an unusable value), the
  * errors, and with a CUDA device: a computation leaves at most the limit
- * behind, a repeated one reuses it and gives the same bits as one on fresh
- * memory, lowering the limit or releasing frees it. */
+ * behind, a repeated one reuses it (and the collection's copy on the GPU)
+ * and gives the same bits as one on fresh memory, another collection of the
+ * same sizes gets its own data, lowering the limit or releasing frees it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,6 +146,24 @@ static void test_kept_between_computations(void** s) {
   uint64_t again = 0;
   assert_int_equal(mpcf_cuda_cached_bytes(0, &again), MPCF_OK);
   assert_true(again > 0 && again <= limit);
+
+  /* A collection of the same sizes (other values) does not take X's kept
+   * copy: its pdist on reused memory is its pdist on fresh memory. */
+  mpcf_pcfs* X2 = random_pcfs(n, 40, 3);
+  float* fresh2 = malloc(pairs * sizeof *fresh2);
+  assert_non_null(fresh2);
+  assert_int_equal(mpcf_cuda_release_memory(), MPCF_OK);
+  assert_int_equal(mpcf_pdist(X2, 1.0, MPCF_LAYOUT_CONDENSED, fresh2, pairs, o), MPCF_OK);
+  assert_int_equal(mpcf_cuda_release_memory(), MPCF_OK);
+  assert_int_equal(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, reused, pairs, o), MPCF_OK);
+  assert_memory_equal(fresh, reused, pairs * sizeof *fresh);
+  assert_int_equal(mpcf_pdist(X2, 1.0, MPCF_LAYOUT_CONDENSED, reused, pairs, o), MPCF_OK);
+  assert_memory_equal(fresh2, reused, pairs * sizeof *fresh2);
+  assert_true(memcmp(fresh, fresh2, pairs * sizeof *fresh) != 0);
+  assert_int_equal(mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, reused, pairs, o), MPCF_OK);
+  assert_memory_equal(fresh, reused, pairs * sizeof *fresh);
+  free(fresh2);
+  mpcf_pcfs_destroy(X2);
 
   /* A lower limit frees the excess now, and later computations keep no
    * more than it. */

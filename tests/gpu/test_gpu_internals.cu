@@ -205,6 +205,134 @@ void test_device_memory_cache(void**) {
   set_device_cache_limit(limit);
 }
 
+// A named collection's whole upload is kept on the device between
+// computations (tagged blocks of the device cache): the next upload of the
+// same collection takes it without a copy, another collection of the same
+// size never does, and a kept block handed out for something else is
+// uploaded again.
+void test_kept_collection_upload(void**) {
+  using Manager = CudaPcfDataManager<float>;
+  auto& cache = device_memory_cache(0);
+  set_device_cache_limit(std::size_t(1) << 30);
+  release_device_caches();
+  Rng rng(5);
+  Pcfs P;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<double> t, v;
+    const int m = 1 + static_cast<int>(rng.uniform() * 40);
+    for (int k = 0; k < m; ++k) {
+      t.push_back(k);
+      v.push_back(k + 1 == m ? 0.0 : rng.uniform());
+    }
+    P.add(t, v);
+  }
+  std::vector<float> t(P.t.begin(), P.t.end()), v(P.v.begin(), P.v.end());
+  auto make = [&](float shift) {
+    std::vector<float> vs(v);
+    for (auto& x : vs) x = x == 0.0f ? 0.0f : x + shift;
+    auto coll = std::make_shared<const PcfCollection<float>>(P.n(), P.offsets.data(), t.data(),
+                                                             vs.data(), 1);
+    return std::pair{coll, cuda_data_of<float>(coll)};
+  };
+  auto [collA, A] = make(0.0f);
+  auto [collB, B] = make(1.0f);  // the same sizes, other values
+  assert_true(collA->id() != collB->id());
+  {
+    // Ids are unique across dtypes too (a float64 copy never takes a
+    // float32 collection's kept blocks).
+    const std::vector<double> td(P.t), vd(P.v);
+    const PcfCollection<double> d(P.n(), P.offsets.data(), td.data(), vd.data(), 1);
+    const PcfCollection<float> f(P.n(), P.offsets.data(), t.data(), v.data(), 1);
+    assert_true(d.id() != f.id() && d.id() != collA->id() && f.id() != collB->id());
+  }
+  auto contents = [](const Manager::DeviceCollection& d) {
+    std::vector<PcfPoint<float>> pts(d.elements.size());
+    assert_int_equal(cudaMemcpy(pts.data(), d.elements.data(), d.elements.bytes(),
+                                cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    std::vector<std::uint32_t> offs(d.offsets.size());
+    assert_int_equal(cudaMemcpy(offs.data(), d.offsets.data(), d.offsets.bytes(),
+                                cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    return std::pair{offs, pts};
+  };
+  auto expected = [](const PcfCollection<float>& c) {
+    const auto& data = c.data();
+    std::vector<std::uint32_t> offs(c.count() + 1);
+    for (std::size_t k = 0; k <= c.count(); ++k) offs[k] = static_cast<std::uint32_t>(data.offset(k));
+    return std::pair{offs, data.elements()};
+  };
+  auto same = [](const auto& got, const auto& want) {
+    assert_true(got.first == want.first);
+    assert_int_equal(got.second.size(), want.second.size());
+    assert_memory_equal(got.second.data(), want.second.data(),
+                        want.second.size() * sizeof(PcfPoint<float>));
+  };
+  GpuContext ctx(0);
+  const float* firstElements = nullptr;
+  {
+    auto d = A->upload_whole(ctx, ctx.compute_stream());
+    firstElements = reinterpret_cast<const float*>(d.elements.data());
+    same(contents(d), expected(*collA));
+  }
+  assert_int_equal(cache.tagged_blocks(), 2);
+  {
+    const std::size_t calls = cache.cuda_malloc_calls();
+    auto d = A->upload_whole(ctx, ctx.compute_stream());  // kept: no allocation, no copy
+    assert_ptr_equal(reinterpret_cast<const float*>(d.elements.data()), firstElements);
+    assert_int_equal(cache.cuda_malloc_calls(), calls);
+    assert_int_equal(cache.tagged_blocks(), 0);  // lent out
+    same(contents(d), expected(*collA));
+  }
+  {
+    auto d = B->upload_whole(ctx, ctx.compute_stream());  // another collection: its own data
+    same(contents(d), expected(*collB));
+  }
+  assert_int_equal(cache.tagged_blocks(), 4);  // A kept: B's upload took new blocks
+  {
+    // Requests of the kept blocks' sizes get other blocks: a kept block
+    // goes only to its collection.
+    const std::size_t sizes[2] = {(A->count() + 1) * sizeof(std::uint32_t),
+                                  static_cast<std::size_t>(A->total_elements()) * sizeof(PcfPoint<float>)};
+    std::vector<DeviceArray<char>> taken;
+    const std::size_t calls = cache.cuda_malloc_calls();
+    for (int k = 0; k < 4; ++k) {
+      taken.emplace_back(sizes[k % 2], &cache);
+      assert_int_equal(cudaMemset(taken.back().data(), 0x5a, sizes[k % 2]), cudaSuccess);
+    }
+    assert_int_equal(cache.cuda_malloc_calls(), calls + 4);
+    assert_int_equal(cache.tagged_blocks(), 4);
+  }
+  {
+    auto d = A->upload_whole(ctx, ctx.compute_stream());
+    same(contents(d), expected(*collA));
+    auto e = B->upload_whole(std::vector<int>{0});  // the multi-GPU path, kept
+    same(contents(e[0]), expected(*collB));
+  }
+  // A limit that keeps nothing frees the kept copies: uploaded again.
+  set_device_cache_limit(0);
+  assert_int_equal(cache.tagged_blocks(), 0);
+  set_device_cache_limit(std::size_t(1) << 30);
+  {
+    auto d = A->upload_whole(ctx, ctx.compute_stream());
+    same(contents(d), expected(*collA));
+    auto e = B->upload_whole(std::vector<int>{0});  // the multi-GPU path
+    same(contents(e[0]), expected(*collB));
+  }
+  {
+    auto e = A->upload_whole(std::vector<int>{0});  // kept by the context path above
+    same(contents(e[0]), expected(*collA));
+  }
+  // An unnamed manager keeps nothing.
+  auto unnamed = std::make_shared<Manager>(
+      std::shared_ptr<const PcfDataManager<float>>(collA, &collA->data()));
+  const std::size_t tagsBefore = cache.tagged_blocks();
+  { auto d = unnamed->upload_whole(ctx, ctx.compute_stream()); }
+  assert_int_equal(cache.tagged_blocks(), tagsBefore);
+  release_device_caches();
+  assert_int_equal(cache.tagged_blocks(), 0);
+}
+
 // ---- the CUB variants of the reduction kernels ----
 
 // Block values with ties, -0, +-inf and NaN (a fixed generator).
@@ -1201,6 +1329,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_caching_allocator_reuses_blocks),
       cmocka_unit_test(test_caching_allocator_limit),
       cmocka_unit_test(test_device_memory_cache),
+      cmocka_unit_test(test_kept_collection_upload),
       cmocka_unit_test(test_topk_cub_variants_same_lists),
       cmocka_unit_test(test_matvec_cub_reduce_same_sums),
       cmocka_unit_test(test_device_queries),

@@ -217,6 +217,9 @@ MPCF_API mpcf_status mpcf_last_error_detail(mpcf_error_detail* detail);
  *  iterative solver, skip cudaMalloc and cudaFree). The planner counts
  *  them as free memory, and a computation short of memory frees them
  *  before it fails. A computation that fails gives its buffers back too.
+ *  A collection's functions uploaded whole stay there with their contents:
+ *  the next computation on the same collection handle and device (until
+ *  the memory is needed for something else) skips the upload.
  *
  *  mpcf_cuda_cached_bytes: the bytes kept on `device` now (0 before its
  *  first computation). MPCF_ERROR_INVALID_ARGUMENT: out NULL or device

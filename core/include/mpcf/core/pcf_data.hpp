@@ -3,6 +3,7 @@
 // breakpoint index of the first violation.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +68,15 @@ void validate_pcf(std::uint64_t index, const T* times, const T* values,
   }
 }
 
+namespace detail {
+// One counter for collections of every dtype (a float32 and a float64
+// collection never share an id).
+inline std::uint64_t next_collection_id() noexcept {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+}  // namespace detail
+
 // A validated, immutable collection of PCFs of dtype T.
 template <typename T>
 class PcfCollection {
@@ -91,6 +101,9 @@ class PcfCollection {
 
   std::uint64_t count() const { return data_.count(); }
   const PcfDataManager<T>& data() const { return data_; }
+  // A number no other collection of this process has (from 1): with the
+  // data immutable, it names the contents, e.g. of a copy kept on a GPU.
+  std::uint64_t id() const noexcept { return id_; }
 
   // Functions [first, first + n) as a collection of their own that shares
   // this one's breakpoints (nothing is copied or validated again) and keeps
@@ -105,6 +118,7 @@ class PcfCollection {
   explicit PcfCollection(PcfDataManager<T> data) : data_(std::move(data)) {}
 
   PcfDataManager<T> data_;
+  std::uint64_t id_ = detail::next_collection_id();
 };
 
 }  // namespace mpcf

@@ -43,6 +43,13 @@ class CachingDeviceAllocator final : public DeviceAllocator {
 
   void* allocate(std::size_t bytes) override;
   void deallocate(void* p, std::size_t bytes) noexcept override;
+  // A tagged block is kept like any other (counted in cached_bytes, freed
+  // by the limit, release_cached or a cudaMalloc that fails) but handed out
+  // only by take_tagged, with its contents; one block per tag (a second one
+  // given back under a tag already kept is kept untagged).
+  void deallocate_tagged(void* p, std::size_t bytes, std::uint64_t tag) noexcept override;
+  void* take_tagged(std::uint64_t tag, std::size_t bytes) noexcept override;
+  std::size_t tagged_blocks() const noexcept;
 
   // Frees every cached (unused) block.
   void release_cached() noexcept;
@@ -59,12 +66,20 @@ class CachingDeviceAllocator final : public DeviceAllocator {
   // With mutex_ held: frees cached blocks, the largest first, until at most
   // `keep` bytes are cached; cudaFree on device_.
   void trim_locked(std::size_t keep) noexcept;
+  // With mutex_ held: p leaves the cache (its tag with it).
+  void uncache_locked(std::multimap<std::size_t, void*>::iterator it) noexcept;
+  // Waits for the device (a block given back may still be in use by queued
+  // work, and the cache may hand it out at once).
+  void wait_for_device() const noexcept;
+  void give_back(void* p, std::uint64_t tag) noexcept;
 
   const int device_;
   mutable std::mutex mutex_;
   std::size_t limit_;
   std::multimap<std::size_t, void*> cache_;        // block size -> block
   std::unordered_map<void*, std::size_t> live_;    // block -> its real size
+  std::unordered_map<std::uint64_t, void*> tagged_;  // tag -> cached block
+  std::unordered_map<void*, std::uint64_t> tagOf_;   // cached block -> tag
   std::size_t cachedBytes_ = 0;
   std::size_t liveBytes_ = 0;
   std::size_t mallocCalls_ = 0;

@@ -227,12 +227,14 @@ class CudaBlockTask final : public Work {
 };
 
 // The host data of a collection as a CUDA data manager (shared, no copy;
-// keeps the collection alive).
+// keeps the collection alive), named by the collection's id so that its
+// device copy is kept between computations.
 template <typename T>
 std::shared_ptr<const CudaPcfDataManager<T>> cuda_data_of(
     std::shared_ptr<const PcfCollection<T>> pcfs) {
+  const std::uint64_t id = pcfs->id();
   std::shared_ptr<const PcfDataManager<T>> host(pcfs, &pcfs->data());
-  return std::make_shared<CudaPcfDataManager<T>>(std::move(host));
+  return std::make_shared<CudaPcfDataManager<T>>(std::move(host), id);
 }
 
 // Checks a configuration before a task is made (device ids, fraction).

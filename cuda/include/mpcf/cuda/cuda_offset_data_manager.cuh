@@ -69,8 +69,13 @@ class CudaOffsetDataManager {
   // An empty manager; fill it with init().
   CudaOffsetDataManager() : host_(std::make_shared<HostManager>()) {}
 
-  // Shares existing host data (no copy).
-  explicit CudaOffsetDataManager(std::shared_ptr<const HostManager> host) : host_(std::move(host)) {
+  // Shares existing host data (no copy). sourceId: a number that names the
+  // data's contents for as long as the process runs (PcfCollection::id());
+  // with it, the whole collection uploaded to a GPU is kept there between
+  // computations (upload_whole). 0: unnamed, uploaded every time.
+  explicit CudaOffsetDataManager(std::shared_ptr<const HostManager> host,
+                                 std::uint64_t sourceId = 0)
+      : host_(std::move(host)), sourceId_(sourceId) {
     if (!host_) throw std::logic_error("CudaOffsetDataManager: null host data");
   }
 
@@ -81,6 +86,7 @@ class CudaOffsetDataManager {
     auto owned = std::make_shared<HostManager>();
     owned->init(begin, end, sizeFn, elementFn);
     host_ = std::move(owned);
+    sourceId_ = 0;
   }
 
   const HostManager& host() const noexcept { return *host_; }
@@ -140,11 +146,14 @@ class CudaOffsetDataManager {
     s.count = n;
   }
 
-  // The whole collection, uploaded to the context's GPU (arrays from its
-  // allocator) with copies on `stream`. Returns when the copies are complete.
-  // The offsets must fit 32 bits (total_elements() < 2^32).
+  // The whole collection on the context's GPU (arrays from its allocator):
+  // the copy an earlier computation left there (a named collection, see the
+  // constructor), or uploaded now with copies on `stream`. Returns when the
+  // copies are complete. The offsets must fit 32 bits (total_elements() <
+  // 2^32).
   DeviceCollection upload_whole(GpuContext& ctx, cudaStream_t stream) const {
     DeviceCollection d;
+    if (take_kept(&ctx.allocator(), d)) return d;
     d.offsets = ctx.allocate<std::uint32_t>(count() + 1);
     d.elements = ctx.allocate<ElementT>(static_cast<std::size_t>(total_elements()));
     const std::vector<std::uint32_t> offs = offsets32();
@@ -154,6 +163,7 @@ class CudaOffsetDataManager {
     upload_bytes(
         {UploadTarget{device, reinterpret_cast<unsigned char*>(d.elements.data()), stream}},
         reinterpret_cast<const unsigned char*>(host_->elements().data()), d.elements.bytes());
+    name_kept(d);
     return d;
   }
 
@@ -167,27 +177,57 @@ class CudaOffsetDataManager {
     std::vector<DeviceCollection> all(k);
     std::vector<CudaStream> streams;
     streams.reserve(k);
-    std::vector<UploadTarget> offsets(k), elements(k);
+    std::vector<UploadTarget> offsets, elements;
+    std::vector<std::size_t> sent;  // the devices that get the data now
     for (std::size_t d = 0; d < k; ++d) {
       ScopedDevice on(devices[d]);
       CachingDeviceAllocator* cache = &device_memory_cache(devices[d]);
+      if (take_kept(cache, all[d])) continue;
       all[d].offsets = DeviceArray<std::uint32_t>(count() + 1, cache);
       all[d].elements = DeviceArray<ElementT>(static_cast<std::size_t>(total_elements()), cache);
       streams.emplace_back();
-      offsets[d] = UploadTarget{devices[d], reinterpret_cast<unsigned char*>(all[d].offsets.data()),
-                                streams.back().get()};
-      elements[d] = UploadTarget{
-          devices[d], reinterpret_cast<unsigned char*>(all[d].elements.data()), streams.back().get()};
+      offsets.push_back(UploadTarget{
+          devices[d], reinterpret_cast<unsigned char*>(all[d].offsets.data()), streams.back().get()});
+      elements.push_back(UploadTarget{
+          devices[d], reinterpret_cast<unsigned char*>(all[d].elements.data()), streams.back().get()});
+      sent.push_back(d);
     }
+    if (sent.empty()) return all;
     const std::vector<std::uint32_t> offs = offsets32();
     upload_bytes(offsets, reinterpret_cast<const unsigned char*>(offs.data()),
                  offs.size() * sizeof(std::uint32_t));
     upload_bytes(elements, reinterpret_cast<const unsigned char*>(host_->elements().data()),
                  static_cast<std::size_t>(total_elements()) * sizeof(ElementT));
+    for (std::size_t d : sent) name_kept(all[d]);
     return all;
   }
 
+  // The tags under which a named collection's device copy is kept (0:
+  // unnamed).
+  std::uint64_t offsets_tag() const noexcept { return sourceId_ ? sourceId_ * 2 : 0; }
+  std::uint64_t elements_tag() const noexcept { return sourceId_ ? sourceId_ * 2 + 1 : 0; }
+
  private:
+  // The copy of this collection that `allocator` kept, both arrays (an
+  // array alone is given back).
+  bool take_kept(DeviceAllocator* allocator, DeviceCollection& d) const {
+    if (sourceId_ == 0) return false;
+    auto offsets = DeviceArray<std::uint32_t>::take_tagged(count() + 1, allocator, offsets_tag());
+    if (!offsets.data()) return false;
+    auto elements = DeviceArray<ElementT>::take_tagged(static_cast<std::size_t>(total_elements()),
+                                                       allocator, elements_tag());
+    if (!elements.data() && total_elements() > 0) return false;
+    d.offsets = std::move(offsets);
+    d.elements = std::move(elements);
+    return true;
+  }
+  // Once uploaded, the arrays hold the collection: kept under its tags when
+  // released (nothing writes them: kernels read the function data only).
+  void name_kept(DeviceCollection& d) const noexcept {
+    d.offsets.set_tag(offsets_tag());
+    d.elements.set_tag(elements_tag());
+  }
+
   std::vector<std::uint32_t> offsets32() const {
     const std::size_t n = count();
     std::vector<std::uint32_t> offs(n + 1);
@@ -196,6 +236,7 @@ class CudaOffsetDataManager {
   }
 
   std::shared_ptr<const HostManager> host_;
+  std::uint64_t sourceId_ = 0;
 };
 
 template <typename T>

@@ -97,6 +97,20 @@ class DeviceAllocator {
   // Throws CudaOutOfMemory / CudaError.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* p, std::size_t bytes) noexcept = 0;
+  // Gives back a block whose contents `tag` names (non-zero: e.g. an
+  // uploaded collection), so that take_tagged can hand it out again with
+  // those contents. An allocator that keeps nothing just deallocates.
+  virtual void deallocate_tagged(void* p, std::size_t bytes, std::uint64_t tag) noexcept {
+    (void)tag;
+    deallocate(p, bytes);
+  }
+  // A given-back block of `bytes` still holding the contents `tag` names,
+  // now lent out; nullptr when there is none.
+  virtual void* take_tagged(std::uint64_t tag, std::size_t bytes) noexcept {
+    (void)tag;
+    (void)bytes;
+    return nullptr;
+  }
 };
 
 namespace detail {
@@ -140,17 +154,43 @@ class DeviceArray {
     return *this;
   }
 
+  // The array of `count` elements that `allocator` kept under `tag` (its
+  // contents those it had when given back with that tag); an empty array
+  // when the allocator has none.
+  static DeviceArray take_tagged(std::size_t count, DeviceAllocator* allocator, std::uint64_t tag) {
+    DeviceArray a;
+    const std::size_t bytes = detail::checked_bytes(count, sizeof(T), "device array");
+    if (!allocator || bytes == 0) return a;
+    void* p = allocator->take_tagged(tag, bytes);
+    if (!p) return a;
+    MPCF_CUDA_TRY(cudaGetDevice(&a.device_));
+    a.data_ = static_cast<T*>(p);
+    a.count_ = count;
+    a.allocator_ = allocator;
+    a.tag_ = tag;
+    return a;
+  }
+
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return count_; }
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
   int device() const noexcept { return device_; }
+  // Names the contents (non-zero) for the allocator to keep them when the
+  // array is released (DeviceAllocator::deallocate_tagged); 0: none. Whoever
+  // writes the array after setting a tag must clear it.
+  void set_tag(std::uint64_t tag) noexcept { tag_ = tag; }
+  std::uint64_t tag() const noexcept { return tag_; }
 
  private:
   void release() noexcept {
     if (!data_) return;
     if (allocator_) {
-      allocator_->deallocate(data_, bytes());
+      if (tag_ != 0) {
+        allocator_->deallocate_tagged(data_, bytes(), tag_);
+      } else {
+        allocator_->deallocate(data_, bytes());
+      }
     } else {
       int current = device_;
       const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device_ &&
@@ -160,18 +200,21 @@ class DeviceArray {
     }
     data_ = nullptr;
     count_ = 0;
+    tag_ = 0;
   }
   void steal(DeviceArray& o) noexcept {
     data_ = std::exchange(o.data_, nullptr);
     count_ = std::exchange(o.count_, 0);
     allocator_ = o.allocator_;
     device_ = o.device_;
+    tag_ = std::exchange(o.tag_, 0);
   }
 
   T* data_ = nullptr;
   std::size_t count_ = 0;
   DeviceAllocator* allocator_ = nullptr;
   int device_ = 0;
+  std::uint64_t tag_ = 0;
 };
 
 // `count` elements of T in page-locked host memory (cudaMallocHost), needed
