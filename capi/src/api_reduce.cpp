@@ -5,6 +5,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <sstream>
 #include <utility>
 #include <string>
@@ -153,15 +154,43 @@ void check_finite(const void* V, std::uint64_t rows, std::uint64_t r) {
 constexpr std::size_t kNormsPerThread = 2048;
 
 template <typename T>
+std::vector<mpcf::FunctionNorms> compute_norms(const mpcf_pcfs* X, double a, double b,
+                                               const mpcf_options& o);
+
+// The norms of X's objects on the options' window: those of the handle's
+// last L2 mat-vec when it had the same collection, window and components
+// (NormsMemo), else computed now and kept.
+template <typename T>
 std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options& o) {
-  const auto& d = X->get<T>()->data();
   const mpcf::Window<T> w = window_of<T>(o);
+  const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
+  const std::uint64_t id = X->get<T>()->id(), K = X->components();
+  mpcf::capi::NormsMemo& memo = *X->norms_memo;
+  {
+    std::lock_guard<std::mutex> lock(memo.mutex);
+    if (memo.collection == id && memo.a == a && memo.b == b && memo.components == K) {
+      return memo.norms;
+    }
+  }
+  std::vector<mpcf::FunctionNorms> n = compute_norms<T>(X, a, b, o);
+  std::lock_guard<std::mutex> lock(memo.mutex);
+  memo.norms = n;
+  memo.collection = id;
+  memo.a = a;
+  memo.b = b;
+  memo.components = K;
+  return n;
+}
+
+template <typename T>
+std::vector<mpcf::FunctionNorms> compute_norms(const mpcf_pcfs* X, double a, double b,
+                                               const mpcf_options& o) {
+  const auto& d = X->get<T>()->data();
   // Of an object of K components (the kernel is sum_k <x_k, y_k>): the
   // largest sup norm and the sum of the L1 norms, which bound
   // |sum_k <x_k, y_k>| as the single-function norms bound |<x, y>|.
   const std::size_t K = static_cast<std::size_t>(X->components());
   std::vector<mpcf::FunctionNorms> n(static_cast<std::size_t>(X->objects()));
-  const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
   const bool linear = X->linear();
   auto norm_range = [&](std::size_t first, std::size_t last) {
     for (std::size_t o = first; o < last; ++o) {

@@ -5,12 +5,28 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "mpcf/core/kernel_matvec.hpp"
 #include "mpcf/core/pcf_data.hpp"
 #include "mpcf/core/task.hpp"
 #include "mpcf/mpcf.h"
+
+namespace mpcf::capi {
+// The norms of a handle's objects (kernel mat-vec's bounds) from its last
+// L2 mat-vec: the collection never changes, so the next one on the same
+// collection, window and components takes them instead of computing them
+// again (the same values: they come from the same data either way).
+struct NormsMemo {
+  std::mutex mutex;
+  std::uint64_t collection = 0;  // PcfCollection::id(); 0: none kept
+  double a = 0, b = 0;           // the window
+  std::uint64_t components = 0;
+  std::vector<FunctionNorms> norms;
+};
+}  // namespace mpcf::capi
 
 struct mpcf_pcfs {
   mpcf_dtype dtype = MPCF_FLOAT64;
@@ -20,6 +36,7 @@ struct mpcf_pcfs {
   std::vector<std::uint64_t> shape;
   // The last axis of `shape` is a component axis (mpcf_pcfs_set_component_axis).
   bool component_axis = false;
+  std::shared_ptr<mpcf::capi::NormsMemo> norms_memo = std::make_shared<mpcf::capi::NormsMemo>();
 
   std::uint64_t count() const { return dtype == MPCF_FLOAT32 ? f32->count() : f64->count(); }
   // Functions per object, and the objects every computation runs over.

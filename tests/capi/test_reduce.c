@@ -398,25 +398,71 @@ static void test_matvec_against_reference(void** s) {
      several threads (chunks of at least 2,048 objects): the bits of one
      thread, on a window and without. */
   pcf_set big = pcf_set_random(6500, 3, 0, 0);
-  mpcf_pcfs* B = make(&big, MPCF_FLOAT64);
   double* V = (double*)malloc(6500 * sizeof(double));
   for (int i = 0; i < 6500; ++i) V[i] = (double)(i % 7) - 3.0;
   double* one = (double*)malloc(6500 * sizeof(double));
   double* many = (double*)malloc(6500 * sizeof(double));
   for (int w = 0; w < 2; ++w) {
+    /* A handle each: a handle keeps its norms for its next mat-vec. */
+    mpcf_pcfs* B1 = make(&big, MPCF_FLOAT64);
+    mpcf_pcfs* B4 = make(&big, MPCF_FLOAT64);
     mpcf_options* o1 = options(1, 0, 0, w ? -0.5 : -INFINITY, w ? 2.0 : INFINITY);
     mpcf_options* o4 = options(4, 0, 0, w ? -0.5 : -INFINITY, w ? 2.0 : INFINITY);
-    assert_int_equal(mpcf_kernel_matvec(B, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, one, 6500, o1), MPCF_OK);
-    assert_int_equal(mpcf_kernel_matvec(B, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, many, 6500, o4), MPCF_OK);
+    assert_int_equal(mpcf_kernel_matvec(B1, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, one, 6500, o1), MPCF_OK);
+    assert_int_equal(mpcf_kernel_matvec(B4, NULL, MPCF_KERNEL_L2, 2, 1, V, 6500, 1, many, 6500, o4), MPCF_OK);
     assert_memory_equal(one, many, 6500 * sizeof(double));
     mpcf_options_destroy(o1);
     mpcf_options_destroy(o4);
+    mpcf_pcfs_destroy(B1);
+    mpcf_pcfs_destroy(B4);
   }
   free(V);
   free(one);
   free(many);
-  mpcf_pcfs_destroy(B);
   pcf_set_free(&big);
+}
+
+/* A handle keeps the norms of its last L2 mat-vec (mpcf.h: the bounds B)
+ * for the next one on the same window and components: whatever order of
+ * windows and component axes a handle sees, each result is the one a fresh
+ * handle gives. */
+static void test_matvec_norms_kept_per_window_and_components(void** s) {
+  (void)s;
+  ref_seed(17);
+  pcf_set xs = pcf_set_random(40, 9, 0, 0);
+  double V[40];
+  for (int i = 0; i < 40; ++i) V[i] = (double)((i * 5) % 9) - 4.0;
+  /* The third window is past every function's support: its norms are 0,
+     so taking them for another window leaves no room for that window's
+     terms (a result that is not the fresh handle's, or an error). */
+  const double windows[3][2] = {{-INFINITY, INFINITY}, {-0.25, 1.5}, {1e6, 2e6}};
+  /* Objects of two components: 20 objects, V of 20 rows. */
+  const uint64_t dims[2] = {20, 2};
+  double got[40], want[40];
+  mpcf_pcfs* X = make(&xs, MPCF_FLOAT64);
+  const int order[8][2] = {{0, 0}, {1, 0}, {0, 0}, {0, 1}, {2, 1}, {0, 1}, {2, 0}, {0, 0}};
+  for (int step = 0; step < 8; ++step) {
+    const int w = order[step][0], objects = order[step][1];
+    mpcf_options* o = options(2, 0, 0, windows[w][0], windows[w][1]);
+    mpcf_pcfs* fresh = make(&xs, MPCF_FLOAT64);
+    const uint64_t n = objects ? 20 : 40;
+    if (objects) {
+      assert_int_equal(mpcf_pcfs_set_component_axis(X, 0), MPCF_OK);
+      assert_int_equal(mpcf_pcfs_reshape(X, 2, dims), MPCF_OK);
+      assert_int_equal(mpcf_pcfs_set_component_axis(X, 1), MPCF_OK);
+      assert_int_equal(mpcf_pcfs_reshape(fresh, 2, dims), MPCF_OK);
+      assert_int_equal(mpcf_pcfs_set_component_axis(fresh, 1), MPCF_OK);
+    } else {
+      assert_int_equal(mpcf_pcfs_set_component_axis(X, 0), MPCF_OK);
+    }
+    assert_int_equal(mpcf_kernel_matvec(X, NULL, MPCF_KERNEL_L2, 2, 1, V, n, 1, got, n, o), MPCF_OK);
+    assert_int_equal(mpcf_kernel_matvec(fresh, NULL, MPCF_KERNEL_L2, 2, 1, V, n, 1, want, n, o), MPCF_OK);
+    assert_memory_equal(got, want, n * sizeof(double));
+    mpcf_pcfs_destroy(fresh);
+    mpcf_options_destroy(o);
+  }
+  mpcf_pcfs_destroy(X);
+  pcf_set_free(&xs);
 }
 
 /* Hand-worked: f0 = 1 on [0,1), f1 = 3 on [0,1). L2 kernel: K = [[1, 3], [3, 9]];
@@ -848,6 +894,7 @@ int main(void) {
       cmocka_unit_test(test_knn_ties_and_infinite_distances),
       cmocka_unit_test(test_matvec_known_values),
       cmocka_unit_test(test_matvec_against_reference),
+      cmocka_unit_test(test_matvec_norms_kept_per_window_and_components),
       cmocka_unit_test(test_streams),
       cmocka_unit_test(test_bad_arguments_write_nothing),
       cmocka_unit_test(test_cancelled_reductions_leave_nan),
