@@ -74,12 +74,14 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
     return BlockPlan{BlockScheduler(c), false, 1};
   }
   const std::uint64_t whole = static_cast<std::uint64_t>(nRows) * nCols;
+  // One look at free memory for both halves of the budget (the output half
+  // is get_max_output_elements' count).
+  const std::uint64_t dataBudget = get_data_budget_bytes(devices, cfg.memoryFraction);
   if (cfg.maxBlockElements > 0) {
     c.maxOutputElements = cfg.maxBlockElements;
     c.nSplitsHint = cfg.splitHint ? cfg.splitHint : 1;
   } else {
-    const std::uint64_t perBuffer =
-        get_max_output_elements(devices, cfg.memoryFraction, sizeof(T)) / 2;
+    const std::uint64_t perBuffer = dataBudget / sizeof(T) / 2;
     c.maxOutputElements = std::max<std::uint64_t>(1, std::min(perBuffer, whole));
     c.nSplitsHint = cfg.splitHint ? cfg.splitHint : 32 * devices.size();
   }
@@ -87,7 +89,6 @@ BlockPlan plan_blocks(std::size_t nRows, std::size_t nCols, BlockMode mode, cons
                        ? cfg.minBlockSide
                        : std::max<std::uint64_t>(get_min_block_side(devices), kDefaultMinBlockSide);
 
-  const std::uint64_t dataBudget = get_data_budget_bytes(devices, cfg.memoryFraction);
   for (;;) {
     BlockScheduler s(c);
     const std::size_t mr = s.max_block_rows();
