@@ -776,7 +776,10 @@ MPCF_API mpcf_status mpcf_kernel_matvec_size(const mpcf_pcfs* X, uint64_t r, uin
  *  the small terms of that column's sums lose precision, or vanish. When
  *  4 n B exceeds the double range (about 1e308), the call fails with
  *  MPCF_ERROR_INVALID_ARGUMENT naming the output: scale V or the data
- *  down. */
+ *  down. The L2 bounds' norms are kept in X's (and Y's) handle, 16 bytes
+ *  per object until the handle is destroyed, for its next L2 mat-vec on
+ *  the same window and components (an iterative solver's repeated calls
+ *  skip computing them). */
 MPCF_API mpcf_status mpcf_kernel_matvec_start(const mpcf_pcfs* X, const mpcf_pcfs* Y,
                                               mpcf_kernel kernel, double p, double scale,
                                               const void* V, uint64_t v_elements, uint64_t r,
