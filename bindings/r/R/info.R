@@ -17,6 +17,46 @@ last_task_info <- function() {
   .Call(C_last_task_info)
 }
 
+# CUDA devices and the GPU memory libmpcf keeps between computations
+# (mpcf_cuda_device_count, mpcf_cuda_cached_bytes, mpcf_cuda_cache_limit,
+# mpcf_cuda_set_cache_limit, mpcf_cuda_release_memory). Byte counts are
+# doubles (exact below 2^53).
+cuda_device_count <- function() {
+  .Call(C_gpu_memory, 0L, NULL)
+}
+
+gpu_cached_bytes <- function(device = 0L) {
+  call <- match.call()
+  if (!is.numeric(device) || length(device) != 1L || is.na(device) ||
+      device != round(device) || abs(device) >= 2^31) {
+    .abort(sprintf("device must be one whole number (a CUDA device id from 0); it is %s",
+                   .one_number(device)), call)
+  }
+  .mpcf_call(.Call(C_gpu_memory, 1L, as.integer(device)), call)
+}
+
+gpu_cache_limit <- function() {
+  .mpcf_call(.Call(C_gpu_memory, 2L, NULL), match.call())
+}
+
+set_gpu_cache_limit <- function(bytes) {
+  call <- match.call()
+  if (!is.numeric(bytes) || length(bytes) != 1L || is.na(bytes) || bytes < 0 ||
+      bytes != round(bytes) || bytes >= 2^53) {
+    .abort(sprintf("bytes must be one whole number from 0 to 2^53 - 1; it is %s",
+                   .one_number(bytes)), call)
+  }
+  invisible(.mpcf_call(.Call(C_gpu_memory, 3L, as.double(bytes)), call))
+}
+
+.one_number <- function(x) {
+  if (is.numeric(x) && length(x) == 1L) format(x) else .describe(x)
+}
+
+release_gpu_memory <- function() {
+  invisible(.mpcf_call(.Call(C_gpu_memory, 4L, NULL), match.call()))
+}
+
 .format_version <- function(v) {
   sprintf("%d.%d.%d", v %/% 10000L, (v %/% 100L) %% 100L, v %% 100L)
 }

@@ -414,6 +414,37 @@ SEXP rmpcf_kernel_matvec(SEXP xptr, SEXP yptr, SEXP kernel, SEXP p, SEXP scale, 
   END_RCPP
 }
 
+// The GPU memory kept between computations (mpcf_cuda_*): op 0 the device
+// count, 1 the bytes kept on device `arg`, 2 the limit, 3 set the limit to
+// `arg` bytes (a whole number checked by the R side), 4 release. Byte
+// counts travel as doubles (R has no 64-bit integer; exact below 2^53).
+SEXP rmpcf_gpu_memory(SEXP op, SEXP arg) {
+  BEGIN_RCPP
+  switch (Rcpp::as<int>(op)) {
+    case 0:
+      return Rcpp::wrap(mpcf_cuda_device_count());
+    case 1: {
+      std::uint64_t bytes = 0;
+      check(mpcf_cuda_cached_bytes(Rcpp::as<int>(arg), &bytes));
+      return Rcpp::wrap(static_cast<double>(bytes));
+    }
+    case 2: {
+      std::uint64_t bytes = 0;
+      check(mpcf_cuda_cache_limit(&bytes));
+      return Rcpp::wrap(static_cast<double>(bytes));
+    }
+    case 3:
+      check(mpcf_cuda_set_cache_limit(static_cast<std::uint64_t>(Rcpp::as<double>(arg))));
+      return R_NilValue;
+    case 4:
+      check(mpcf_cuda_release_memory());
+      return R_NilValue;
+    default:
+      fail(MPCF_ERROR_INVALID_ARGUMENT, "internal: unknown GPU memory operation");
+  }
+  END_RCPP
+}
+
 SEXP rmpcf_last_task_status() {
   BEGIN_RCPP
   return Rcpp::wrap(std::string(mpcf_status_name(g_last_task_status)));
@@ -435,6 +466,7 @@ static const R_CallMethodDef call_methods[] = {
     {"knn", reinterpret_cast<DL_FUNC>(&rmpcf_knn), 8},
     {"kernel_matvec", reinterpret_cast<DL_FUNC>(&rmpcf_kernel_matvec), 10},
     {"last_task_status", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_status), 0},
+    {"gpu_memory", reinterpret_cast<DL_FUNC>(&rmpcf_gpu_memory), 2},
     {"last_error_detail", reinterpret_cast<DL_FUNC>(&rmpcf_last_error_detail), 0},
     {"last_task_info", reinterpret_cast<DL_FUNC>(&rmpcf_last_task_info), 0},
     // [tda] tda.cpp
