@@ -162,6 +162,16 @@ def count(k: Any, what: str) -> int:
     return k
 
 
+def device_id(d: Any, what: str) -> int:
+    """A CUDA device id argument, as the C int libmpcf takes; libmpcf judges
+    whether the device exists (and refuses negative ids)."""
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
+        raise TypeError(f"{what} must be an integer device id, not {type(d).__name__}")
+    if not -(2**31) <= int(d) < 2**31:
+        raise ValueError(f"{what} = {int(d)} is not a valid device id")
+    return int(d)
+
+
 _cuda_fallback_checked = False
 
 
@@ -217,11 +227,7 @@ def make_options(
             raise TypeError("devices must be a sequence of CUDA device ids or None")
         ids = []
         for k, d in enumerate(devices):
-            if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
-                raise TypeError(f"devices[{k}] must be an integer device id, not {type(d).__name__}")
-            if not -(2**31) <= int(d) < 2**31:
-                raise ValueError(f"devices[{k}] = {int(d)} is not a valid device id")
-            ids.append(int(d))
+            ids.append(device_id(d, f"devices[{k}]"))
         if not ids:
             raise ValueError("devices is empty; pass None to use all CUDA devices")
         id_array = np.asarray(ids, dtype=np.intc)

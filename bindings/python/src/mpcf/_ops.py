@@ -10,7 +10,6 @@ buffer can be released.
 
 from __future__ import annotations
 
-import numbers
 import os
 import threading
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple
@@ -629,12 +628,7 @@ def gpu_cached_bytes(device: int = 0) -> int:
     >>> mpcf.cuda_device_count() == 0 or mpcf.gpu_cached_bytes(0) >= 0
     True
     """
-    if isinstance(device, (bool, np.bool_)) or not isinstance(device, numbers.Integral):
-        raise TypeError(f"device must be an integer device id, not {type(device).__name__}")
-    device = int(device)
-    if not -(2**31) <= device < 2**31:
-        raise ValueError(f"device = {device} is not a valid device id")
-    return int(check(swig.mpcf_cuda_cached_bytes(device)))
+    return int(check(swig.mpcf_cuda_cached_bytes(_lib.device_id(device, "device"))))
 
 
 def gpu_cache_limit() -> int:
