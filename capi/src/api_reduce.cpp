@@ -158,24 +158,22 @@ std::vector<mpcf::FunctionNorms> compute_norms(const mpcf_pcfs* X, double a, dou
                                                const mpcf_options& o);
 
 // The norms of X's objects on the options' window: those of the handle's
-// last L2 mat-vec when it had the same collection, window and components
-// (NormsMemo), else computed now and kept.
+// last L2 mat-vec when it had the same window and components (NormsMemo),
+// else computed now and kept.
 template <typename T>
 std::vector<mpcf::FunctionNorms> norms_of(const mpcf_pcfs* X, const mpcf_options& o) {
   const mpcf::Window<T> w = window_of<T>(o);
   const double a = static_cast<double>(w.a), b = static_cast<double>(w.b);
-  const std::uint64_t id = X->get<T>()->id(), K = X->components();
-  mpcf::capi::NormsMemo& memo = *X->norms_memo;
+  const std::uint64_t K = X->components();
+  mpcf::capi::NormsMemo& memo = X->norms_memo;
   {
     std::lock_guard<std::mutex> lock(memo.mutex);
-    if (memo.collection == id && memo.a == a && memo.b == b && memo.components == K) {
-      return memo.norms;
-    }
+    if (memo.kept && memo.a == a && memo.b == b && memo.components == K) return memo.norms;
   }
   std::vector<mpcf::FunctionNorms> n = compute_norms<T>(X, a, b, o);
   std::lock_guard<std::mutex> lock(memo.mutex);
   memo.norms = n;
-  memo.collection = id;
+  memo.kept = true;
   memo.a = a;
   memo.b = b;
   memo.components = K;

@@ -16,13 +16,13 @@
 
 namespace mpcf::capi {
 // The norms of a handle's objects (kernel mat-vec's bounds) from its last
-// L2 mat-vec: the collection never changes, so the next one on the same
-// collection, window and components takes them instead of computing them
-// again (the same values: they come from the same data either way).
+// L2 mat-vec: a handle's collection is set once and never changes, so the
+// next one on the same window and components takes them instead of
+// computing them again (the same values: they come from the same data).
 struct NormsMemo {
   std::mutex mutex;
-  std::uint64_t collection = 0;  // PcfCollection::id(); 0: none kept
-  double a = 0, b = 0;           // the window
+  bool kept = false;
+  double a = 0, b = 0;  // the window
   std::uint64_t components = 0;
   std::vector<FunctionNorms> norms;
 };
@@ -36,7 +36,7 @@ struct mpcf_pcfs {
   std::vector<std::uint64_t> shape;
   // The last axis of `shape` is a component axis (mpcf_pcfs_set_component_axis).
   bool component_axis = false;
-  std::shared_ptr<mpcf::capi::NormsMemo> norms_memo = std::make_shared<mpcf::capi::NormsMemo>();
+  mutable mpcf::capi::NormsMemo norms_memo;
 
   std::uint64_t count() const { return dtype == MPCF_FLOAT32 ? f32->count() : f64->count(); }
   // Functions per object, and the objects every computation runs over.
