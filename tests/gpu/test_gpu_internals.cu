@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <atomic>
@@ -25,6 +26,7 @@
 #include "mpcf/cuda/cuda_error.cuh"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/cuda_offset_data_manager.cuh"
+#include "mpcf/cuda/knn_stage.cuh"
 #include "mpcf/cuda/pcf_block_op.cuh"
 
 using namespace gputest;
@@ -616,9 +618,16 @@ void test_upload_subset_reindexes_offsets(void**) {
 
 // Runs one block through PcfBlockOp (the whole collection on the GPU, kernel
 // `kernel`) and returns it (n_rows x n_cols, row-major).
+//
+// With bounds (host arrays, row i's at rowBounds[i * rowStride], column j's
+// at colBounds[j * colStride]; colBounds empty: none), the kernels get them
+// as PairBounds (pair_bounds.hpp) from device copies.
 template <typename T, typename OpT>
 std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip,
-                              OpT fn, Window<T> window, PcfKernel kernel) {
+                              OpT fn, Window<T> window, PcfKernel kernel,
+                              const std::vector<T>* rowBounds = nullptr, std::uint64_t rowStride = 0,
+                              const std::vector<T>* colBounds = nullptr,
+                              std::uint64_t colStride = 0) {
   auto data = cuda_data_of<T>(collection_of<T>(P));
   PcfBlockOp<T, OpT> op(data, data, fn, window, skip);
   op.set_kernel(kernel);
@@ -633,7 +642,24 @@ std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSki
   auto storage = op.init_gpu_storage(ctx, sched);
   auto out = ctx.allocate<T>(block.elements());
   assert_int_equal(cudaMemsetAsync(out.data(), 0, out.bytes(), ctx.compute_stream()), cudaSuccess);
-  op.exec_block(storage, block, out.data(), ctx);
+  PairBounds<T> bounds;
+  DeviceArray<T> rb, cb;
+  auto upload = [&](const std::vector<T>& host, DeviceArray<T>& dev) {
+    dev = ctx.allocate<T>(host.size());
+    assert_int_equal(cudaMemcpy(dev.data(), host.data(), dev.bytes(), cudaMemcpyHostToDevice),
+                     cudaSuccess);
+  };
+  if (rowBounds) {
+    upload(*rowBounds, rb);
+    bounds.rows = rb.data();
+    bounds.rowStride = rowStride;
+  }
+  if (colBounds && !colBounds->empty()) {
+    upload(*colBounds, cb);
+    bounds.cols = cb.data();
+    bounds.colStride = colStride;
+  }
+  op.exec_block(storage, block, out.data(), ctx, 0, bounds);
   std::vector<T> host(block.elements());
   assert_int_equal(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost,
                                    ctx.compute_stream()), cudaSuccess);
@@ -831,6 +857,140 @@ void test_ring_kernel_same_bits_as_tiled(void**) {
   ring_vs_tiled<double>(huge, "huge values", false);
 }
 
+// Pruned walks (PairBounds, pair_bounds.hpp): with bounds for the rows and
+// columns of a block, every pair is either its exact value, bit for bit
+// (the pcf_tiled_kernel without bounds), or, only where the exact value is
+// above both bounds and neither is NaN, a value above both and at most the
+// exact one. The bounds are fractions of each row's (column's) median exact
+// value, some NaN, some +inf, with strides; with column bounds and without
+// (rows alone decide); for L1 and L-infinity, both dtypes, windows, every
+// pair selection and each tiled kernel (the ring kernel ignores bounds: its
+// values stay exact). Each tiled kernel must stop some walks (a test that
+// fails when bounds are ignored), and Lp, whose partial values may round
+// above the final one, never does.
+template <typename T>
+T median_of(std::vector<T> x) {
+  if (x.empty()) return T(0);
+  std::nth_element(x.begin(), x.begin() + x.size() / 2, x.end());
+  return x[x.size() / 2];
+}
+
+template <typename T, typename OpT>
+void check_pruned_op(const Pcfs& P, const char* what, OpT fn, Op op, bool prunable,
+                     std::size_t& pruned, std::size_t& pairs) {
+  const std::size_t n = P.n();
+  struct Case {
+    BlockInfo block;
+    TriangleSkipMode skip;
+  };
+  const Case cases[] = {
+      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // sorted triangle
+      {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // by index
+      {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},              // every pair
+  };
+  const Window<T> windows[] = {Window<T>::whole_line(), Window<T>{T(-1), T(7.5)}};
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const PcfKernel kernels[] = {PcfKernel::Tiled, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
+                               PcfKernel::Ring};
+  const std::vector<T> none;
+  for (const Case& cs : cases) {
+    const std::size_t nr = cs.block.n_rows(), nc = cs.block.n_cols();
+    std::vector<char> kept(nr * nc);
+    for (std::size_t r = 0; r < nr; ++r) {
+      for (std::size_t c = 0; c < nc; ++c) {
+        kept[r * nc + c] = cs.skip == TriangleSkipMode::None ||
+                           cs.block.rows.first + r > cs.block.cols.first + c;
+      }
+    }
+    for (const Window<T>& w : windows) {
+      const std::vector<T> exact = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Tiled);
+      // Bounds: stride 3 for rows, 2 for columns (the gaps hold -1: read
+      // there, a walk would stop at once).
+      std::vector<T> rowB(nr * 3, T(-1)), colB(nc * 2, T(-1));
+      for (std::size_t r = 0; r < nr; ++r) {
+        std::vector<T> row;
+        for (std::size_t c = 0; c < nc; ++c) {
+          if (kept[r * nc + c]) row.push_back(exact[r * nc + c]);
+        }
+        rowB[r * 3] = r % 7 == 3    ? nan
+                      : r % 11 == 5 ? inf
+                                    : T(0.25 + 0.1 * (r % 6)) * median_of(row);
+      }
+      for (std::size_t c = 0; c < nc; ++c) {
+        std::vector<T> col;
+        for (std::size_t r = 0; r < nr; ++r) {
+          if (kept[r * nc + c]) col.push_back(exact[r * nc + c]);
+        }
+        colB[c * 2] = c % 5 == 2 ? nan : T(0.2 + 0.15 * (c % 4)) * median_of(col);
+      }
+      for (int withCols = 1; withCols >= 0; --withCols) {
+        for (const PcfKernel kernel : kernels) {
+          const std::vector<T> got = run_block_with<T>(P, cs.block, cs.skip, fn, w, kernel, &rowB,
+                                                       3, withCols ? &colB : &none, 2);
+          std::size_t stopped = 0;
+          for (std::size_t e = 0; e < nr * nc; ++e) {
+            if (std::memcmp(&exact[e], &got[e], sizeof(T)) == 0) continue;
+            const std::size_t r = e / nc, c = e % nc;
+            const T br = rowB[r * 3], bc = withCols ? colB[c * 2] : -inf;
+            const bool allowed = prunable && kernel != PcfKernel::Ring && kept[e] &&
+                                 !std::isnan(br) && !std::isnan(bc) && got[e] > br &&
+                                 got[e] > bc && got[e] <= exact[e];
+            if (!allowed) {
+              fail_msg("%s, %s, %s, %s, block rows %zu.., pair (%zu, %zu)%s: got %.17g, exact "
+                       "%.17g, bounds %.17g / %.17g",
+                       what, op_name(op).c_str(), dtype_name<T>(), kernel_name(kernel),
+                       cs.block.rows.first, r, c, withCols ? "" : " (rows only)", double(got[e]),
+                       double(exact[e]), double(br), double(bc));
+            }
+            ++stopped;
+          }
+          if (prunable && kernel != PcfKernel::Ring) {
+            pruned += stopped;
+            pairs += nr * nc;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void check_pruned_block(const Pcfs& P, const char* what, std::size_t& pruned, std::size_t& pairs) {
+  check_pruned_op<T>(P, what, OperationL1Dist<T>{}, Op::L1, true, pruned, pairs);
+  if (small_mode()) return;  // under compute-sanitizer: the same kernels for all
+  check_pruned_op<T>(P, what, OperationLinfDist<T>{}, Op::Linf, true, pruned, pairs);
+  check_pruned_op<T>(P, what, OperationLpDist<T>(T(2.5)), Op::Lp, false, pruned, pairs);
+}
+
+void test_pruned_walks_stop_only_above_their_bounds(void**) {
+  Rng rng(47);
+  RandomSpec spec;
+  spec.n = small_mode() ? 40 : 90;
+  spec.minM = 1;
+  spec.maxM = 60;
+  const Pcfs random = random_pcfs(rng, spec);
+  const Pcfs tied = tied_pcfs(rng, 70);
+  // Values outside the plain fold's bounds (UncheckedSumFold): the checked
+  // walk, and float32 sums that overflow to +inf.
+  Pcfs huge32 = random, huge64 = random;
+  for (std::size_t k = 0; k < random.v.size(); k += 7) {
+    huge32.v[k] = k % 2 ? 1e38 : -1e38;
+    huge64.v[k] = k % 2 ? 1e308 : -1e308;
+  }
+  auto both = [&](const Pcfs& P32, const Pcfs& P64, const char* what, bool count) {
+    std::size_t p32 = 0, n32 = 0, p64 = 0, n64 = 0;
+    check_pruned_block<float>(P32, what, p32, n32);
+    check_pruned_block<double>(P64, what, p64, n64);
+    std::printf("pruned walks, %s: float32 %zu of %zu, float64 %zu of %zu\n", what, p32, n32, p64,
+                n64);
+    if (count) assert_true(p32 > n32 / 20 && p64 > n64 / 20);
+  };
+  both(random, random, "random", true);
+  if (small_mode()) return;
+  both(tied, tied, "tied", true);
+  both(huge32, huge64, "huge values", false);
+}
+
 // PcfBlockOp::launch_shape: which kernel and staging a launch gets, on a
 // plan of three float64 tiles of depths 12, 8 and 6 points (16 columns of
 // 16-byte points: 3072, 2048 and 1536 bytes).
@@ -988,6 +1148,77 @@ struct FaultyBlockOp {
     }
   }
 };
+
+// A BlockOp that records the bounds the pipeline hands it and passes them
+// on to the PCF one, or not.
+template <typename Inner>
+struct BoundsRecordingOp {
+  using value_type = typename Inner::value_type;
+  using GpuStorage = typename Inner::GpuStorage;
+  const Inner& inner;
+  bool pass;
+  std::uint64_t stride;  // expected of both sides: 2 k (an entry is two values)
+  mutable std::atomic<int> calls{0}, complete{0};
+  TriangleSkipMode skip_mode() const { return inner.skip_mode(); }
+  GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& s) const {
+    return inner.init_gpu_storage(ctx, s);
+  }
+  void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx, int slot,
+                  const PairBounds<value_type>& bounds = {}) const {
+    ++calls;
+    if (bounds.rows && bounds.cols && bounds.rowStride == stride && bounds.colStride == stride) {
+      ++complete;
+    }
+    inner.exec_block(st, b, out, ctx, slot, pass ? bounds : PairBounds<value_type>{});
+  }
+};
+
+// The pipeline hands a kNN's bounds to its BlockOp (every block, rows and
+// columns on the symmetric plane, the lists' stride), the PCF BlockOp
+// takes them in the pipeline's call, and the lists are the same bits with
+// the bounds as without (small blocks: most walks run after the lists have
+// filled).
+void test_knn_pipeline_passes_pair_bounds(void**) {
+  using Inner = PcfBlockOp<float, OperationL1Dist<float>>;
+  static_assert(requires(const Inner& op, Inner::GpuStorage& st, const BlockInfo& b, float* out,
+                         GpuContext& ctx, const PairBounds<float>& bounds) {
+    op.exec_block(st, b, out, ctx, 0, bounds);
+  });
+  Rng rng(12);
+  RandomSpec spec;
+  spec.n = small_mode() ? 150 : 400;
+  spec.maxM = 40;
+  const Pcfs P = random_pcfs(rng, spec);
+  auto data = cuda_data_of<float>(collection_of<float>(P));
+  Inner inner(data, data, {}, Window<float>::whole_line(), TriangleSkipMode::LowerTriangleSkipDiag);
+  BlockScheduler::Config c;
+  c.nRows = c.nCols = P.n();
+  c.mode = BlockMode::LowerTriangle;
+  c.maxOutputElements = 48 * 48;
+  BlockScheduler sched(c);
+  PairPlane plane;
+  plane.nRows = plane.nCols = P.n();
+  plane.skip = TriangleSkipMode::LowerTriangleSkipDiag;
+  const std::size_t k = 7;
+  std::vector<float> dist[2];
+  std::vector<std::int64_t> idx[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    dist[pass].assign(P.n() * k, 0.0f);
+    idx[pass].assign(P.n() * k, 0);
+    KnnConsumer<float> knn(dist[pass].data(), idx[pass].data(), P.n(), k);
+    knn.prepare(plane);
+    KnnStage<float> stage(knn, plane);
+    BoundsRecordingOp<Inner> op{inner, pass == 1, 2 * k};
+    CudaBlockPipeline<BoundsRecordingOp<Inner>> pipeline(op, sched, {0}, 2);
+    TaskControl control;
+    pipeline.run(control, stage);
+    knn.finish();
+    assert_int_equal(op.calls.load(), static_cast<int>(sched.blocks().size()));
+    assert_int_equal(op.complete.load(), op.calls.load());
+  }
+  assert_true(std::memcmp(dist[0].data(), dist[1].data(), dist[0].size() * sizeof(float)) == 0);
+  assert_true(idx[0] == idx[1]);
+}
 
 void test_pipeline_stops_on_failure(void**) {
   Rng rng(9);
@@ -1336,13 +1567,18 @@ int main(int, char** argv) {
       cmocka_unit_test(test_upload_subset_reindexes_offsets),
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_ring_kernel_same_bits_as_tiled),
+      cmocka_unit_test(test_pruned_walks_stop_only_above_their_bounds),
       cmocka_unit_test(test_launch_shapes),
       cmocka_unit_test(test_float32_inner_product_redo_in_every_kernel),
+      cmocka_unit_test(test_knn_pipeline_passes_pair_bounds),
       cmocka_unit_test(test_pipeline_stops_on_failure),
       cmocka_unit_test(test_every_listed_gpu_is_used),
       cmocka_unit_test(test_shared_upload_and_overlap_same_bits),
       cmocka_unit_test(test_two_slots_streamed_and_resident),
       cmocka_unit_test(test_planner_slots),
   };
+  // MPCF_GPU_TEST_FILTER: only the tests whose names match (CMocka's
+  // pattern, e.g. "test_pruned*"), for runs on the GPU machine.
+  if (const char* filter = std::getenv("MPCF_GPU_TEST_FILTER")) cmocka_set_test_filter(filter);
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

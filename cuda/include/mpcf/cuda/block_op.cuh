@@ -26,6 +26,11 @@
 //                              enqueues the block's kernels on compute stream
 //                              `slot`, writing block values into `out`
 //                              (zeroed; skipped pairs stay 0); no waiting
+//   exec_block(..., slot, bounds)
+//                              optional: the same, told which values the
+//                              stage does not need exactly (PairBounds,
+//                              pair_bounds.hpp); the pipeline passes them
+//                              where this form exists (PcfBlockOp)
 #pragma once
 
 #include <concepts>

@@ -23,6 +23,7 @@
 #include <cub/warp/warp_reduce.cuh>
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "mpcf/core/block_scheduler.hpp"
@@ -171,11 +172,13 @@ struct WarpTopK {
       key = e.index == kEmptyIndex ? kEmptyKey<T> : ordered_key(e.value);
     }
   }
-  // Lanes l < K write entry l to dst[l].
+  // Lanes l < K write entry l to dst[l]. An empty entry's value is NaN (as
+  // the lists start, all bits set): the block kernels read entry K - 1's
+  // value as a bound, NaN meaning none (KnnStage::pair_bounds).
   __device__ __forceinline__ void write(KnnEntry<T>* dst) const {
     if (static_cast<int>(lane) < K) {
       KnnEntry<T> e;
-      e.value = idx == kEmptyIndex ? T(0) : value_of_key<T>(key);
+      e.value = idx == kEmptyIndex ? std::numeric_limits<T>::quiet_NaN() : value_of_key<T>(key);
       e.index = idx;
       dst[lane] = e;
     }

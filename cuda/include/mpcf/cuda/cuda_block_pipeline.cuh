@@ -308,7 +308,14 @@ class CudaBlockPipeline {
       if (stage.needs_zeroed_block()) {
         MPCF_CUDA_TRY(cudaMemsetAsync(deviceOut[s].data(), 0, bytes, compute));
       }
-      op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot);
+      // A BlockOp that can use the stage's bounds (PcfBlockOp) gets them.
+      if constexpr (requires { op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot,
+                                              stage.pair_bounds(*stageState, block)); }) {
+        op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot,
+                       stage.pair_bounds(*stageState, block));
+      } else {
+        op_.exec_block(storage, block, deviceOut[s].data(), ctx, slot);
+      }
       Chunked next;
       next.block = &block;
       next.buf = s;

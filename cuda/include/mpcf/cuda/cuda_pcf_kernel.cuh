@@ -54,11 +54,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/point.hpp"
 #include "mpcf/cuda/block_layout_plan.hpp"
+#include "mpcf/cuda/pair_bounds.hpp"
 #include "mpcf/cuda/sentinel_walk.hpp"
 
 namespace mpcf::cuda {
@@ -105,6 +107,9 @@ struct TiledBlockArgs {
   // the redo launch (pcf_tiled_kernel<..., Redo = true>) then computes
   // those pairs again. Unused otherwise.
   std::uint32_t* redo;
+  // pcf_tiled_kernel<..., Prune = true>: the bounds above which a pair's
+  // value is not needed (pair_bounds.hpp). Unused otherwise.
+  PairBounds<T> bounds;
 };
 
 // Where one sorted function of the block comes from and goes to (layout).
@@ -203,6 +208,30 @@ __device__ __forceinline__ void store_pair(const TiledBlockArgs<T>& args, std::u
   *pair_output(args, i, j) = value;
 }
 
+// The bound of the pair (block row i, block column j) from args.bounds: the
+// larger of its row's and its column's, +inf (no bound) when either is NaN.
+// Read with relaxed loads: the kNN merges of earlier blocks lower them
+// concurrently (any value read is a valid bound, see pair_bounds.hpp).
+__device__ __forceinline__ float relaxed_load(const float* p) {
+  float v;
+  asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ double relaxed_load(const double* p) {
+  double v;
+  asm volatile("ld.relaxed.gpu.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+  return v;
+}
+template <typename T>
+__device__ __forceinline__ T pair_bound(const PairBounds<T>& bounds, std::uint32_t i,
+                                        std::uint32_t j) {
+  const T r = relaxed_load(bounds.rows + std::uint64_t(i) * bounds.rowStride);
+  const T c = bounds.cols ? relaxed_load(bounds.cols + std::uint64_t(j) * bounds.colStride)
+                          : -std::numeric_limits<T>::infinity();
+  if (r != r || c != c) return std::numeric_limits<T>::infinity();
+  return r > c ? r : c;
+}
+
 // A FloatAttempt operation's value that is not finite: reported for the redo
 // launch (every such thread writes the same 1).
 template <typename Op, typename T>
@@ -282,11 +311,17 @@ struct TiledLoads {
 // The loop then waits on its loads more (one step's compare needs the
 // point the last step loaded): on one H200 issue slots busy fell from 80%
 // to 68%, and the kernel took 11% less time (ncu, pdist L1 m = 128).
-template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool GShared, typename T,
-          typename Op>
+//
+// Prune (MonotoneFold operations): every kPruneSteps steps the walk compares
+// its partial value with `bound` and, once above it, stops and returns that
+// partial value (see pair_bounds.hpp).
+constexpr std::uint32_t kPruneSteps = 4;
+template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool GShared, bool Prune = false,
+          typename T, typename Op>
 __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict__ f,
                                              const SimplePoint<T, T>* g, std::uint32_t total,
-                                             T a, T b, const Op& op) {
+                                             T a, T b, const Op& op, T bound = T(0)) {
+  static_assert(!Prune || MonotoneFold<Op>::value);
   AlignedPoint<T> fn = load_point(f);
   AlignedPoint<T> gn = load_point(g);
   T t = mpcf::detail::min_value(fn.t, gn.t);
@@ -299,13 +334,30 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
   } else {
     gAt = reinterpret_cast<std::uint64_t>(g);
   }
+  if constexpr (Prune) {
+    auto step = [&] {
+      const bool takeF = fn.t <= gn.t;
+      const T tn = takeF ? fn.t : gn.t;
+      acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, fn.v, gn.v, a, b, op);
+      t = tn;
+      Loads::step(takeF, f, i, gAt, fn, gn);
+    };
+    std::uint32_t s = 0;
+    for (; s + kPruneSteps <= total; s += kPruneSteps) {
+#pragma unroll
+      for (std::uint32_t u = 0; u < kPruneSteps; ++u) step();
+      if (acc > bound) return op.finalize(acc);
+    }
+    for (; s < total; ++s) step();
+  } else {
 #pragma unroll(walk_unroll<T>())
-  for (std::uint32_t s = 0; s < total; ++s) {
-    const bool takeF = fn.t <= gn.t;
-    const T tn = takeF ? fn.t : gn.t;
-    acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, fn.v, gn.v, a, b, op);
-    t = tn;
-    Loads::step(takeF, f, i, gAt, fn, gn);
+    for (std::uint32_t s = 0; s < total; ++s) {
+      const bool takeF = fn.t <= gn.t;
+      const T tn = takeF ? fn.t : gn.t;
+      acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, fn.v, gn.v, a, b, op);
+      t = tn;
+      Loads::step(takeF, f, i, gAt, fn, gn);
+    }
   }
   return finish_walk(acc, t, fn.v, gn.v, a, b, op);
 }
@@ -334,10 +386,13 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
       : "+" C(kept.t), "+" C(kept.v), "+" C(next.t), "+" C(next.v), "+r"(fAt), "+r"(gAt),     \
         "+r"(nextIsF)                                                                         \
       : "r"(static_cast<std::uint32_t>(takeNext)))
-template <std::uint32_t GStride, bool Windowed, bool Unchecked, typename T, typename Op>
+template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool Prune = false, typename T,
+          typename Op>
 __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const AlignedPoint<T>* g,
-                                              std::uint32_t total, T a, T b, const Op& op) {
+                                              std::uint32_t total, T a, T b, const Op& op,
+                                              T bound = T(0)) {
   static_assert(SymmetricIntegrand<Op>::value);
+  static_assert(!Prune || MonotoneFold<Op>::value);
   static_assert(GStride == 16, "the tile strides in bytes of MPCF_SHARED_STEP_ASM");
   AlignedPoint<T> kept = f[0];
   AlignedPoint<T> next = g[0];
@@ -346,16 +401,37 @@ __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const Al
   T t = mpcf::detail::min_value(kept.t, next.t);
   auto acc = op.init();
   std::uint32_t nextIsF = 0;
+  if constexpr (Prune) {  // as in walk_pair_tiled
+    auto step = [&] {
+      const bool takeNext = next.t <= kept.t;
+      const T tn = takeNext ? next.t : kept.t;
+      acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
+      t = tn;
+      if constexpr (sizeof(T) == 4) {
+        MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
+      } else {
+        MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
+      }
+    };
+    std::uint32_t s = 0;
+    for (; s + kPruneSteps <= total; s += kPruneSteps) {
+#pragma unroll
+      for (std::uint32_t u = 0; u < kPruneSteps; ++u) step();
+      if (acc > bound) return op.finalize(acc);
+    }
+    for (; s < total; ++s) step();
+  } else {
 #pragma unroll(walk_unroll<T>())
-  for (std::uint32_t s = 0; s < total; ++s) {
-    const bool takeNext = next.t <= kept.t;
-    const T tn = takeNext ? next.t : kept.t;
-    acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
-    t = tn;
-    if constexpr (sizeof(T) == 4) {
-      MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
-    } else {
-      MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
+    for (std::uint32_t s = 0; s < total; ++s) {
+      const bool takeNext = next.t <= kept.t;
+      const T tn = takeNext ? next.t : kept.t;
+      acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
+      t = tn;
+      if constexpr (sizeof(T) == 4) {
+        MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
+      } else {
+        MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
+      }
     }
   }
   return finish_walk(acc, t, kept.v, next.v, a, b, op);
@@ -421,8 +497,12 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
 // grid, not staged, the same threads, Op the exact
 // operation): nothing when the first launch reported no pair (*args.redo
 // == 0), else the pairs whose value in `out` is not finite, with op.
+//
+// Prune (MonotoneFold operations, args.bounds set): a pair's walk stops
+// once its partial value exceeds the pair's bound, and that partial value
+// is written (pair_bounds.hpp).
 template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
-          bool SharedRows = false>
+          bool SharedRows = false, bool Prune = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
@@ -432,6 +512,7 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   static_assert(!(Redo && Staged), "the redo launch reads its tiles from global memory");
   static_assert(!SharedRows || (Staged && SymmetricIntegrand<Op>::value),
                 "shared rows: staged tiles and a symmetric integrand (walk_pair_shared)");
+  static_assert(!Prune || (MonotoneFold<Op>::value && !Redo), "pruned walks: MonotoneFold");
 
   if constexpr (Redo) {
     if (*args.redo == 0) return;
@@ -488,28 +569,34 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
       if (isfinite(*detail::pair_output(args, i, j))) continue;
     }
     const bool fast = colFast && args.rowFast[r] != 0;
+    T bound = T(0);
+    if constexpr (Prune) {
+      // The bounds of the pair's place in the block (pair_output's).
+      const bool swap = args.selection == PairSelection::SortedTriangle && i < j;
+      bound = detail::pair_bound(args.bounds, swap ? j : i, swap ? i : j);
+    }
     auto walk = [&](const auto& o) -> T {
       using O = std::decay_t<decltype(o)>;
       if constexpr (SharedRows) {
         const AP* gs = reinterpret_cast<const AP*>(g);
         if constexpr (!Windowed && UncheckedSumFold<O>::value) {
           if (fast) {
-            return detail::walk_pair_shared<C, false, true>(rowBuffer, gs, nf + ng, args.a,
-                                                            args.b, o);
+            return detail::walk_pair_shared<C, false, true, Prune>(rowBuffer, gs, nf + ng, args.a,
+                                                                   args.b, o, bound);
           }
         }
-        return detail::walk_pair_shared<C, Windowed, false>(rowBuffer, gs, nf + ng, args.a,
-                                                             args.b, o);
+        return detail::walk_pair_shared<C, Windowed, false, Prune>(rowBuffer, gs, nf + ng,
+                                                                    args.a, args.b, o, bound);
       } else if constexpr (!Windowed && UncheckedSumFold<O>::value) {
         if (fast) {
-          return detail::walk_pair_tiled<C, false, true, Staged>(rowPoints + fBegin, g, nf + ng,
-                                                                 args.a, args.b, o);
+          return detail::walk_pair_tiled<C, false, true, Staged, Prune>(
+              rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
         }
-        return detail::walk_pair_tiled<C, false, false, Staged>(rowPoints + fBegin, g, nf + ng,
-                                                                args.a, args.b, o);
+        return detail::walk_pair_tiled<C, false, false, Staged, Prune>(
+            rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
       } else {
-        return detail::walk_pair_tiled<C, Windowed, false, Staged>(rowPoints + fBegin, g, nf + ng,
-                                                                   args.a, args.b, o);
+        return detail::walk_pair_tiled<C, Windowed, false, Staged, Prune>(
+            rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
       }
     };
     const T value = walk(op);

@@ -5,6 +5,9 @@
 //   order()          the layout the block kernels write the block in
 //   init_device()    per GPU: buffers (two slots: consecutive blocks
 //                    alternate) and uploads (V of a mat-vec)
+//   pair_bounds()    before a block's kernels: the values of the block the
+//                    stage does not need exactly (pair_bounds.hpp), for
+//                    BlockOps whose kernels can stop such pairs early
 //   enqueue()        on the block's compute stream, after its kernels: the
 //                    device reduction of the block (or nothing); returns
 //                    what to download, `lines` lines of `lineBytes` each
@@ -50,6 +53,7 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/cuda/cuda_context.cuh"
+#include "mpcf/cuda/pair_bounds.hpp"
 
 namespace mpcf::cuda {
 
@@ -82,6 +86,9 @@ class GpuBlockStage {
   virtual std::uint64_t device_bytes(std::size_t /*maxRows*/, std::size_t /*maxCols*/) const {
     return 0;
   }
+  // The bounds above which the block's values are not needed exactly, on
+  // this GPU (device pointers valid until finish_device); none by default.
+  virtual PairBounds<T> pair_bounds(const DeviceState&, const BlockInfo&) const { return {}; }
   // slot: 0 or 1, alternating between consecutive blocks of one GPU; its
   // buffers are not reused before the pipeline has consumed the download.
   virtual Download enqueue(DeviceState& state, const BlockInfo& block, T* deviceBlock,

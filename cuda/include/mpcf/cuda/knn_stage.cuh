@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -146,6 +147,29 @@ class KnnStage final : public GpuBlockStage<T> {
     }
     st.merged.record(stream);
     return Download{};
+  }
+
+  // The K-th value of each block row's list and, where blocks are merged
+  // into column lists too (the symmetric plane, both ways), of each block
+  // column's: a pair above both enters neither list (pair_bounds.hpp). An
+  // entry's value comes first and an entry is two values wide.
+  PairBounds<T> pair_bounds(const DeviceState& base, const BlockInfo& block) const override {
+    static_assert(sizeof(KnnEntry<T>) == 2 * sizeof(T) && offsetof(KnnEntry<T>, value) == 0);
+    const State& st = static_cast<const State&>(base);
+    auto kth = [](const DeviceArray<KnnEntry<T>>& lists, std::size_t owner, int K) {
+      return reinterpret_cast<const T*>(lists.data() + owner * std::size_t(K) + (K - 1));
+    };
+    PairBounds<T> b;
+    b.rows = kth(st.lists, block.rows.first, K_);
+    b.rowStride = 2 * std::uint64_t(K_);
+    if (bothWays_) {
+      b.cols = kth(st.colLists, block.cols.first, KC_);
+      b.colStride = 2 * std::uint64_t(KC_);
+    } else if (plane_.symmetric()) {
+      b.cols = kth(st.lists, block.cols.first, K_);
+      b.colStride = 2 * std::uint64_t(K_);
+    }
+    return b;
   }
 
   void consume(const BlockInfo&, std::size_t, std::size_t, const unsigned char*) override {

@@ -307,10 +307,13 @@ class PcfBlockOp {
   // Enqueues the block on compute stream `slot` of the context, with the
   // storage's slot of that number (the caller alternates them and reuses a
   // slot only once its previous block's output has been downloaded).
+  // bounds: the values the consumer does not need exactly (pair_bounds.hpp;
+  // KnnStage's lists): for MonotoneFold operations the kernels stop those
+  // pairs' walks early (not pcf_ring_kernel, which ignores them).
   void exec_block(GpuStorage& s, const BlockInfo& block, T* gpuOutput, GpuContext& ctx,
-                  int slot = 0) const {
+                  int slot = 0, const PairBounds<T>& bounds = {}) const {
     upload_block(s, block, ctx.compute_stream(slot), slot);
-    launch_block(s, block, gpuOutput, ctx.compute_stream(slot), slot);
+    launch_block(s, block, gpuOutput, ctx.compute_stream(slot), slot, bounds);
     s.launched[slot].record(ctx.compute_stream(slot));
   }
 
@@ -394,7 +397,8 @@ class PcfBlockOp {
   }
 
   void launch_block(const GpuStorage& s, const BlockInfo& block, T* gpuOutput,
-                    cudaStream_t stream, int slotIndex = 0) const {
+                    cudaStream_t stream, int slotIndex = 0,
+                    const PairBounds<T>& bounds = {}) const {
     using G = PcfTileGeometry;
     const Slot& slot = s.slots[slotIndex];
     const BlockLayoutPlan& p = slot.plan;
@@ -430,7 +434,10 @@ class PcfBlockOp {
     args.a = window_.a;
     args.b = window_.b;
     args.out = gpuOutput;
+    args.bounds = bounds;
     const bool wholeLine = window_.is_whole_line();
+    constexpr bool kCanPrune = MonotoneFold<Op>::value && !FloatFirst<Op>::value;
+    const bool prune = kCanPrune && bounds.any();
     // A FloatFirst operation: its float attempt in the kernels below, then
     // a redo launch after each for the pairs it could not compute (see
     // L2InnerProductFloatAcc).
@@ -489,6 +496,8 @@ class PcfBlockOp {
           if (wholeLine) launch(pcf_ring_kernel<false, T, KernelOp>, kernelOp, smem);
           else launch(pcf_ring_kernel<true, T, KernelOp>, kernelOp, smem);
         }
+      } else if (prune) {
+        if constexpr (kCanPrune) launch_pruned(launch, kernelOp, smem, sharedRows, staged, wholeLine);
       } else if (sharedRows) {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
           if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp, false, true>, kernelOp, smem);
@@ -510,6 +519,23 @@ class PcfBlockOp {
   }
 
  private:
+  // The pcf_tiled_kernel launches of launch_block with pruned walks (the
+  // same shapes as without).
+  template <typename Launch, typename KOp>
+  static void launch_pruned(Launch& launch, const KOp& kernelOp, std::size_t smem, bool sharedRows,
+                            bool staged, bool wholeLine) {
+    if (sharedRows) {
+      if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, true, true>, kernelOp, smem);
+      else launch(pcf_tiled_kernel<true, true, T, KOp, false, true, true>, kernelOp, smem);
+    } else if (staged) {
+      if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, false, true>, kernelOp, smem);
+      else launch(pcf_tiled_kernel<true, true, T, KOp, false, false, true>, kernelOp, smem);
+    } else {
+      if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KOp, false, false, true>, kernelOp, smem);
+      else launch(pcf_tiled_kernel<false, true, T, KOp, false, false, true>, kernelOp, smem);
+    }
+  }
+
   static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
     return layout_meta_count(maxRows, layout_tiles(maxCols, kTileCols), kTileCols);
   }
@@ -548,6 +574,16 @@ class PcfBlockOp {
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    }
+    if constexpr (MonotoneFold<K>::value) {  // launch_pruned's staged kernels
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true, true>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     }
   }
