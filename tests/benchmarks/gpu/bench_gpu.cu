@@ -25,7 +25,8 @@
 // own (own_uploads) and with one compute stream (one_stream).
 // Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
 // nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
-// 500000 (m = 128, or m uniform in 10..1000); reduce/route_knn/... the route
+// 500000 (m = 128, or m uniform in 10..1000), and n = 200000 of clustered
+// functions (m128-clustered, see MMode); reduce/route_knn/... the route
 // users take today, in the same run: the full distance matrix (mpcf_pdist,
 // dense) then, per row, a partial sort for the k smallest (one host thread,
 // like numpy.argpartition); reduce/matvec_r{1,16}/... kernel mat-vec (L2
@@ -92,9 +93,17 @@ __global__ void reference_pair_kernel(const mpcf::SimplePoint<T, T>* points,
 
 // ---- inputs ----
 
-enum class MMode { Fixed128, Fixed512, Varying };
+// Clustered128: m = 128, each function one of 1000 prototypes (drawn as
+// Fixed128's functions) with its times moved by up to +-0.02 and its values
+// by up to +-0.5: data with structure, whose nearest neighbours lie far
+// closer than the typical distance (the random Fixed128 functions have
+// none: their 10th neighbour of 10^6 is at 0.76 of the median distance).
+enum class MMode { Fixed128, Fixed512, Varying, Clustered128 };
 const char* m_name(MMode m) {
-  return m == MMode::Fixed128 ? "m128" : m == MMode::Fixed512 ? "m512" : "m10-1000";
+  return m == MMode::Fixed128       ? "m128"
+         : m == MMode::Fixed512     ? "m512"
+         : m == MMode::Clustered128 ? "m128-clustered"
+                                    : "m10-1000";
 }
 
 struct Input {
@@ -112,6 +121,21 @@ const Input& input(std::size_t n, MMode mode) {
   std::uniform_int_distribution<int> len(10, 1000);
   Input in;
   in.offsets.push_back(0);
+  if (mode == MMode::Clustered128) {
+    const Input& proto = input(1000, MMode::Fixed128);
+    std::uniform_int_distribution<std::size_t> pick(0, 999);
+    std::uniform_real_distribution<double> dt(-0.02, 0.02), dv(-0.5, 0.5);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t p = pick(rng);
+      for (std::uint64_t e = proto.offsets[p]; e < proto.offsets[p + 1]; ++e) {
+        const bool first = e == proto.offsets[p], last = e + 1 == proto.offsets[p + 1];
+        in.t.push_back(static_cast<float>(proto.t[e] + (first ? 0.0 : dt(rng))));
+        in.v.push_back(last ? 0.0 : static_cast<float>(proto.v[e] + dv(rng)));
+      }
+      in.offsets.push_back(in.t.size());
+    }
+    return cache.emplace(key, std::move(in)).first->second;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t m = mode == MMode::Fixed128 ? 128 : mode == MMode::Fixed512 ? 512 : len(rng);
     double t = 0;
@@ -740,6 +764,8 @@ void register_reduce() {
       [=](benchmark::State& s) { bm_reduce_stages<float>(s, true, 20000, MMode::Fixed128); });
   reg("knn/f32/n200000/m128", 1,
       [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Fixed128, k); });
+  reg("knn/f32/n200000/m128-clustered", 1,
+      [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Clustered128, k); });
   reg("knn/f32/n500000/m10-1000", 1,
       [=](benchmark::State& s) { bm_knn<float>(s, 500000, MMode::Varying, k); });
 }
