@@ -278,6 +278,9 @@ int mpcf_cuda_device_count(void) { return mpcf::cuda::device_count(); }
 mpcf_status mpcf_cuda_cached_bytes(int device, uint64_t* out) {
   return api_entry("mpcf_cuda_cached_bytes", [&] {
     require(out, "out");
+    if (device < 0) {
+      throw mpcf::InvalidArgument("device id " + std::to_string(device) + " is negative");
+    }
     *out = mpcf::cuda::cached_device_bytes(device);
   });
 }

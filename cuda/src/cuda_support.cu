@@ -39,29 +39,6 @@ void throw_cuda_error(cudaError_t code, const char* what, const char* file, int 
 
 // ---- caching allocators ----
 
-namespace {
-// Makes `device` current for the scope, restores the previous one; never
-// throws (for cleanup paths: a failure leaves the current device alone).
-class QuietDeviceScope {
- public:
-  explicit QuietDeviceScope(int device) noexcept {
-    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
-      switched_ = cudaSetDevice(device) == cudaSuccess;
-    }
-    (void)cudaGetLastError();
-  }
-  ~QuietDeviceScope() {
-    if (switched_) MPCF_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
-  }
-  QuietDeviceScope(const QuietDeviceScope&) = delete;
-  QuietDeviceScope& operator=(const QuietDeviceScope&) = delete;
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
-}  // namespace
-
 CachingDeviceAllocator::~CachingDeviceAllocator() {
   std::lock_guard<std::mutex> lock(mutex_);
   trim_locked(0);
@@ -140,8 +117,9 @@ void CachingDeviceAllocator::give_back(void* p, std::uint64_t tag) noexcept {
   const std::size_t size = it->second;
   live_.erase(it);
   liveBytes_ -= size;
+  std::multimap<std::size_t, void*>::iterator entry;
   try {
-    cache_.emplace(size, p);
+    entry = cache_.emplace(size, p);
     cachedBytes_ += size;
   } catch (...) {
     QuietDeviceScope on(device_);
@@ -150,7 +128,7 @@ void CachingDeviceAllocator::give_back(void* p, std::uint64_t tag) noexcept {
   }
   if (tag != 0 && tagged_.find(tag) == tagged_.end()) {
     try {
-      tagged_.emplace(tag, p);
+      tagged_.emplace(tag, entry);
       try {
         tagOf_.emplace(p, tag);
       } catch (...) {
@@ -167,22 +145,18 @@ void* CachingDeviceAllocator::take_tagged(std::uint64_t tag, std::size_t bytes) 
   std::lock_guard<std::mutex> lock(mutex_);
   auto t = tagged_.find(tag);
   if (t == tagged_.end()) return nullptr;
-  void* p = t->second;
-  // Its cache entry (a few dozen blocks at most: a scan).
-  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-    if (it->second != p) continue;
-    if (it->first < bytes) return nullptr;  // not what the tag's owner asks for
-    const std::size_t size = it->first;
-    try {
-      live_.emplace(p, size);
-    } catch (...) {
-      return nullptr;
-    }
-    uncache_locked(it);
-    liveBytes_ += size;
-    return p;
+  const auto entry = t->second;
+  if (entry->first < bytes) return nullptr;  // not what the tag's owner asks for
+  void* p = entry->second;
+  const std::size_t size = entry->first;
+  try {
+    live_.emplace(p, size);
+  } catch (...) {
+    return nullptr;
   }
-  return nullptr;
+  uncache_locked(entry);
+  liveBytes_ += size;
+  return p;
 }
 
 void CachingDeviceAllocator::uncache_locked(std::multimap<std::size_t, void*>::iterator it) noexcept {
@@ -488,9 +462,6 @@ bool compiled_with_cuda() noexcept { return true; }
 int device_count() noexcept { return usable_device_count(); }
 
 std::uint64_t cached_device_bytes(int device) {
-  if (device < 0) {
-    throw InvalidArgument("device id " + std::to_string(device) + " is negative");
-  }
   resolve_devices({device});
   return device_cached_bytes(device);
 }

@@ -26,12 +26,7 @@ std::atomic<std::uint64_t>& cache_limit() {
   return limit;
 }
 }  // namespace
-std::uint64_t cached_device_bytes(int device) {
-  if (device < 0) {
-    throw InvalidArgument("device id " + std::to_string(device) + " is negative");
-  }
-  unavailable();
-}
+std::uint64_t cached_device_bytes(int) { unavailable(); }
 std::uint64_t cache_limit_bytes() noexcept { return cache_limit().load(); }
 void set_cache_limit_bytes(std::uint64_t bytes) noexcept { cache_limit().store(bytes); }
 void release_cached_memory() noexcept {}

@@ -78,7 +78,9 @@ class CachingDeviceAllocator final : public DeviceAllocator {
   std::size_t limit_;
   std::multimap<std::size_t, void*> cache_;        // block size -> block
   std::unordered_map<void*, std::size_t> live_;    // block -> its real size
-  std::unordered_map<std::uint64_t, void*> tagged_;  // tag -> cached block
+  // tag -> the cached block's entry in cache_ (iterators of a multimap stay
+  // valid until their entry is erased, which uncache_locked does with the tag)
+  std::unordered_map<std::uint64_t, std::multimap<std::size_t, void*>::iterator> tagged_;
   std::unordered_map<void*, std::uint64_t> tagOf_;   // cached block -> tag
   std::size_t cachedBytes_ = 0;
   std::size_t liveBytes_ = 0;

@@ -27,9 +27,9 @@ int device_count() noexcept;
 std::string build_info();
 
 // Device memory kept between computations (device_memory_cache,
-// cuda_context.cuh): the cached bytes of `device` (throws InvalidArgument
-// for a negative id, CudaUnavailable for one the machine does not have or
-// without CUDA), the per-device limit (without CUDA: stored, unused), and
+// cuda_context.cuh): the cached bytes of `device` (throws CudaUnavailable
+// for one the machine does not have or without CUDA; the C API rejects a
+// negative id before), the per-device limit (without CUDA: stored, unused), and
 // freeing every device's cache now (without CUDA: nothing to do).
 std::uint64_t cached_device_bytes(int device);
 // The limit a process starts with: MPCF_CUDA_CACHE_BYTES when it is a

@@ -35,6 +35,27 @@ class ScopedDevice {
   int previous_ = 0;
 };
 
+// ScopedDevice for cleanup paths: never throws; a failure leaves the
+// current device alone (and the error cleared).
+class QuietDeviceScope {
+ public:
+  explicit QuietDeviceScope(int device) noexcept {
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device) {
+      switched_ = cudaSetDevice(device) == cudaSuccess;
+    }
+    (void)cudaGetLastError();
+  }
+  ~QuietDeviceScope() {
+    if (switched_) MPCF_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+  }
+  QuietDeviceScope(const QuietDeviceScope&) = delete;
+  QuietDeviceScope& operator=(const QuietDeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
 // A non-blocking stream of the current device.
 class CudaStream {
  public:
@@ -163,11 +184,12 @@ class DeviceArray {
     if (!allocator || bytes == 0) return a;
     void* p = allocator->take_tagged(tag, bytes);
     if (!p) return a;
-    MPCF_CUDA_TRY(cudaGetDevice(&a.device_));
+    // Owned before anything can throw: an error below gives the block back.
     a.data_ = static_cast<T*>(p);
     a.count_ = count;
     a.allocator_ = allocator;
     a.tag_ = tag;
+    MPCF_CUDA_TRY(cudaGetDevice(&a.device_));
     return a;
   }
 
@@ -192,11 +214,8 @@ class DeviceArray {
         allocator_->deallocate(data_, bytes());
       }
     } else {
-      int current = device_;
-      const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device_ &&
-                            cudaSetDevice(device_) == cudaSuccess;
+      QuietDeviceScope on(device_);
       MPCF_CUDA_CHECK_NOTHROW(cudaFree(data_));
-      if (switched) MPCF_CUDA_CHECK_NOTHROW(cudaSetDevice(current));
     }
     data_ = nullptr;
     count_ = 0;
