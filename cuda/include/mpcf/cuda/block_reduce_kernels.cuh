@@ -111,7 +111,9 @@ __device__ __forceinline__ bool key_less(Key ka, std::uint32_t ia, Key kb, std::
 // slower: one H200, a 4096 x 16384 block, k = 10, rows into empty lists
 // 0.258 ms against 0.308 (sorting past 8 passing candidates) and 0.458
 // (sorting every round with one), the column kernels 0.598 against 0.666
-// and 1.72 ms (float64: 0.673, 1.52, 5.00). A sort of 64 entries costs more
+// and 1.72 ms (float64: 0.673, 1.52, 5.00; all with one tile per barrier
+// pair, before knn_cols_kernel took kKnnColumnTiles: 0.41 ms and float64
+// 0.57 ms with WarpTopK since, 2x H200). A sort of 64 entries costs more
 // than inserting the few candidates that pass after the first rounds (bench_gpu
 // ^cub, tests/benchmarks/RESULTS.md "CUB against the hand-written
 // reductions"). A list type names the shared memory a warp's list needs
@@ -272,9 +274,15 @@ __global__ void __launch_bounds__(256)
 
 // The column kernels' shape: a thread block of 32 warps takes a strip of 32
 // block columns and a segment of segRows rows (a multiple of 32); warp w
-// keeps the list of column w of the strip. Rows arrive 32 at a time through
-// a shared tile, read row-wise (coalesced) and handed out column-wise.
+// keeps the list of column w of the strip. Rows arrive through shared
+// tiles of 32 x 32, read row-wise (coalesced) and handed out column-wise,
+// kKnnColumnTiles tiles (128 rows) between two barriers of the thread block
+// (one tile per barrier pair took the kernel twice the time of the row
+// kernel: ncu, 1,024-thread blocks waiting at two barriers per 32 rows); one
+// tile for list types with shared storage of their own (CUB's sort: static
+// shared memory).
 constexpr int kKnnStripThreads = 1024;
+constexpr int kKnnColumnTiles = 4;
 
 // The K smallest kept values of every (column, segment) with their row
 // (rowBase + r), to scratch[(segment * nCols + column) * K ...].
@@ -284,7 +292,8 @@ __global__ void __launch_bounds__(kKnnStripThreads)
                     std::int64_t diagonalShift, TriangleSkipMode skip, int K,
                     std::uint32_t segRows, std::uint32_t rowBase,
                     KnnEntry<T>* __restrict__ scratch) {
-  __shared__ T tile[32][33];
+  constexpr int S = std::is_empty_v<typename List::Storage> ? kKnnColumnTiles : 1;
+  __shared__ T tile[S][32][33];
   __shared__ typename List::Storage storage[kKnnStripThreads / 32];
   const std::uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uint32_t c0 = blockIdx.x * 32;
@@ -295,16 +304,21 @@ __global__ void __launch_bounds__(kKnnStripThreads)
   List list;
   list.init(&storage[warp]);
   list.clear(K);
-  for (std::uint32_t rt = r0; rt < r1; rt += 32) {
-    {
-      const std::uint32_t r = rt + warp, c = c0 + lane;
-      if (r < r1 && c < nCols) tile[warp][lane] = block[std::uint64_t(r) * nCols + c];
+  for (std::uint32_t rt = r0; rt < r1; rt += 32 * S) {
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+      const std::uint32_t r = rt + 32 * q + warp, c = c0 + lane;
+      if (r < r1 && c < nCols) tile[q][warp][lane] = block[std::uint64_t(r) * nCols + c];
     }
     __syncthreads();
-    const std::uint32_t r = rt + lane;
-    const bool valid = col < nCols && r < r1 && detail::kept_in_block(r, col, diagonalShift, skip);
-    list.offer(valid ? detail::ordered_key(tile[lane][warp]) : detail::KnnKey<T>(0), rowBase + r,
-               valid);
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+      const std::uint32_t r = rt + 32 * q + lane;
+      const bool valid =
+          col < nCols && r < r1 && detail::kept_in_block(r, col, diagonalShift, skip);
+      list.offer(valid ? detail::ordered_key(tile[q][lane][warp]) : detail::KnnKey<T>(0),
+                 rowBase + r, valid);
+    }
     __syncthreads();
   }
   if (col < nCols) list.write(scratch + (std::uint64_t(seg) * nCols + col) * K);
