@@ -875,25 +875,30 @@ T median_of(std::vector<T> x) {
   return x[x.size() / 2];
 }
 
+// Blocks of a collection of n functions that take each pair selection: the
+// whole plane's diagonal block (the sorted triangle), a block straddling
+// the diagonal (by index, with byIndexSkip) and one below it (every pair).
+struct BlockCase {
+  BlockInfo block;
+  TriangleSkipMode skip;
+};
+std::vector<BlockCase> selection_cases(std::size_t n, TriangleSkipMode byIndexSkip) {
+  return {{{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},
+          {{{n / 3, n - 1}, {0, n / 2}, 0}, byIndexSkip},
+          {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None}};
+}
+
 template <typename T, typename OpT>
 void check_pruned_op(const Pcfs& P, const char* what, OpT fn, Op op, bool prunable,
                      std::size_t& pruned, std::size_t& pairs) {
   const std::size_t n = P.n();
-  struct Case {
-    BlockInfo block;
-    TriangleSkipMode skip;
-  };
-  const Case cases[] = {
-      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // sorted triangle
-      {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // by index
-      {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},              // every pair
-  };
+  const auto cases = selection_cases(n, TriangleSkipMode::LowerTriangleSkipDiag);
   const Window<T> windows[] = {Window<T>::whole_line(), Window<T>{T(-1), T(7.5)}};
   const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
   const PcfKernel kernels[] = {PcfKernel::Tiled, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
                                PcfKernel::Ring};
   const std::vector<T> none;
-  for (const Case& cs : cases) {
+  for (const BlockCase& cs : cases) {
     const std::size_t nr = cs.block.n_rows(), nc = cs.block.n_cols();
     std::vector<char> kept(nr * nc);
     for (std::size_t r = 0; r < nr; ++r) {
@@ -1086,19 +1091,11 @@ void test_launch_shapes(void**) {
 void test_float32_inner_product_redo_in_every_kernel(void**) {
   const Pcfs P = overflowing_inner_product_pcfs(70);
   const std::size_t n = P.n();
-  struct Case {
-    BlockInfo block;
-    TriangleSkipMode skip;
-  };
-  const Case cases[] = {
-      {{{0, n - 1}, {0, n - 1}, 0}, TriangleSkipMode::LowerTriangleSkipDiag},  // sorted triangle
-      {{{n / 3, n - 1}, {0, n / 2}, 0}, TriangleSkipMode::LowerTriangle},       // by index
-      {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None},            // every pair
-  };
+  const auto cases = selection_cases(n, TriangleSkipMode::LowerTriangle);
   for (const PcfKernel kernel : {PcfKernel::Tiled, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
                                  PcfKernel::Ring}) {
     for (const Window<float>& w : {Window<float>::whole_line(), Window<float>{-1.0f, 3.0f}}) {
-      for (const Case& cs : cases) {
+      for (const BlockCase& cs : cases) {
         const auto got = run_block_with<float>(P, cs.block, cs.skip,
                                                OperationL2InnerProduct<float>{}, w, kernel);
         for (std::size_t r = 0; r < cs.block.n_rows(); ++r) {

@@ -316,6 +316,20 @@ struct TiledLoads {
 // its partial value with `bound` and, once above it, stops and returns that
 // partial value (see pair_bounds.hpp).
 constexpr std::uint32_t kPruneSteps = 4;
+// Runs step() `total` times, comparing acc (which step() updates) with
+// bound after every kPruneSteps; true when it stopped there, above it.
+template <typename Step, typename Acc, typename T>
+__device__ __forceinline__ bool run_pruned(Step& step, std::uint32_t total, const Acc& acc,
+                                           T bound) {
+  std::uint32_t s = 0;
+  for (; s + kPruneSteps <= total; s += kPruneSteps) {
+#pragma unroll
+    for (std::uint32_t u = 0; u < kPruneSteps; ++u) step();
+    if (acc > bound) return true;
+  }
+  for (; s < total; ++s) step();
+  return false;
+}
 template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool GShared, bool Prune = false,
           typename T, typename Op>
 __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict__ f,
@@ -342,13 +356,7 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
       t = tn;
       Loads::step(takeF, f, i, gAt, fn, gn);
     };
-    std::uint32_t s = 0;
-    for (; s + kPruneSteps <= total; s += kPruneSteps) {
-#pragma unroll
-      for (std::uint32_t u = 0; u < kPruneSteps; ++u) step();
-      if (acc > bound) return op.finalize(acc);
-    }
-    for (; s < total; ++s) step();
+    if (run_pruned(step, total, acc, bound)) return op.finalize(acc);
   } else {
 #pragma unroll(walk_unroll<T>())
     for (std::uint32_t s = 0; s < total; ++s) {
@@ -413,13 +421,7 @@ __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const Al
         MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
       }
     };
-    std::uint32_t s = 0;
-    for (; s + kPruneSteps <= total; s += kPruneSteps) {
-#pragma unroll
-      for (std::uint32_t u = 0; u < kPruneSteps; ++u) step();
-      if (acc > bound) return op.finalize(acc);
-    }
-    for (; s < total; ++s) step();
+    if (run_pruned(step, total, acc, bound)) return op.finalize(acc);
   } else {
 #pragma unroll(walk_unroll<T>())
     for (std::uint32_t s = 0; s < total; ++s) {
