@@ -183,6 +183,33 @@ void BM_pdist_output(benchmark::State& state) {
   mpcf_pcfs_destroy(X);
 }
 
+// Clustered: n functions, each one of `protos` prototypes (drawn as
+// make_input's) with its times moved by up to +-0.02 and its values by up
+// to +-0.5: data whose nearest neighbours lie far below the typical
+// distance, where kNN walks stop early (BM_knn_clustered).
+Input make_clustered(std::size_t n, std::size_t m, std::size_t protos) {
+  const Input proto = make_input(protos, m, 11);
+  std::mt19937_64 rng(13);
+  std::uniform_int_distribution<std::size_t> pick(0, protos - 1);
+  std::uniform_real_distribution<double> dt(-0.02, 0.02), dv(-0.5, 0.5);
+  Input in;
+  in.offsets.push_back(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t p = pick(rng);
+    for (std::uint64_t e = proto.offsets[p]; e < proto.offsets[p + 1]; ++e) {
+      const bool first = e == proto.offsets[p], last = e + 1 == proto.offsets[p + 1];
+      const float tf = static_cast<float>(proto.t[e] + (first ? 0.0 : dt(rng)));
+      const float vf = last ? 0.0f : static_cast<float>(proto.v[e] + dv(rng));
+      in.t.push_back(tf);
+      in.v.push_back(vf);
+      in.t32.push_back(tf);
+      in.v32.push_back(vf);
+    }
+    in.offsets.push_back(in.t.size());
+  }
+  return in;
+}
+
 // The reductions over the same pairs as pdist (DESIGN §8: within 1.15x of
 // pdist): k = 10 nearest neighbours, and the L2-kernel mat-vec with r
 // columns (range(3)).
@@ -214,6 +241,25 @@ void BM_knn(benchmark::State& state, mpcf_dtype dtype) {
     check(mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o));
     benchmark::ClobberMemory();
   }
+  mpcf_options_destroy(o);
+  mpcf_pcfs_destroy(X);
+}
+
+// kNN (k = 10, L1) of n = range(0) clustered PCFs (100 prototypes, m = 128),
+// range(1) threads.
+void BM_knn_clustered(benchmark::State& state, mpcf_dtype dtype) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const std::size_t k = 10;
+  const Input in = make_clustered(n, 128, 100);
+  mpcf_pcfs* X = make_pcfs(in, n, dtype);
+  mpcf_options* o = cpu_options(static_cast<int>(state.range(1)));
+  std::vector<double> dist(n * k);
+  std::vector<std::int64_t> idx(n * k);
+  for (auto _ : state) {
+    check(mpcf_knn(X, nullptr, 1.0, k, dist.data(), idx.data(), n * k, o));
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = resolved_threads(state.range(1));
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -500,6 +546,13 @@ BENCHMARK(BM_pdist_output)->ArgNames({"output", "threads"})
 BENCHMARK_CAPTURE(BM_knn, f32, MPCF_FLOAT32)->Args({2000, 128, 0})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_knn, f64, MPCF_FLOAT64)->Args({2000, 128, 0})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_knn_clustered, f32, MPCF_FLOAT32)->Args({2000, 0})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_knn_clustered, f64, MPCF_FLOAT64)->Args({2000, 0})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+// 200 functions per prototype: lists fill with near neighbours early.
+BENCHMARK_CAPTURE(BM_knn_clustered, f32, MPCF_FLOAT32)->Args({20000, 0})->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_matvec, f32, MPCF_FLOAT32)->Args({2000, 128, 0, 1, 0})->Args({2000, 128, 0, 16, 0})
     ->Args({2000, 128, 0, 1, 2})->Args({2000, 128, 0, 16, 2})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -9,7 +9,9 @@
 //    1e39 and 1e300 (beyond float's range), p = inf and the L2 inner product, with the
 //    unchecked fold wherever unchecked_fold_allowed says so and the checked
 //    fold always; lengths 1 to 40 in one batch (lanes of one group stop at
-//    different steps) and batches that do not fill the last group;
+//    different steps) and batches that do not fill the last group; for L1
+//    and L-inf also with bounds (PairBatch::bound): each value exact, or
+//    above its bound and at most the exact one, some groups stopping;
 //  * the CPU executor on every instruction set and 1, 2, 3 and 7 threads, small and
 //    default blocks, symmetric (distances and kernels) and cross planes,
 //    row-major and column-major consumers: the same bits as the scalar walk;
@@ -23,6 +25,7 @@
 //  * the executor on objects of three components (PCF and PLF), whose SIMD
 //    walk carries each pair's accumulator across the components, against
 //    the scalar ObjectPair.
+#include <atomic>
 #include <cmath>
 #include <cstdarg>
 #include <cstddef>
@@ -125,6 +128,10 @@ std::vector<Window<T>> windows() {
           {T(1000), T(2000)}, {T(-3), T(1e6)}};
 }
 
+// Walks that stop early (MonotoneFold operations with PairBatch::bound):
+// how many values came out partial, over all checks of a test.
+std::size_t g_stopped = 0;
+
 template <typename T, typename Op>
 void check_batch(CpuSimd simd, const std::vector<Fn<T>>& fs, const Window<T>& w, const Op& op,
                  const char* what, int kind) {
@@ -176,6 +183,36 @@ void check_batch(CpuSimd simd, const std::vector<Fn<T>>& fs, const Window<T>& w,
                    double(want), double(out[k]));
         }
       }
+      if constexpr (MonotoneFold<Op>::value) {
+        // With bounds: a value is exact, or partial (above its bound, at most
+        // the exact one) when every lane of its group passed its bound.
+        // Bounds: 0.3 of the value (groups stop), the value itself (no lane
+        // is ever above it: all exact), 0.3 with every 7th bound NaN.
+        for (int pattern = 0; pattern < 3; ++pattern) {
+          std::vector<T> bound(count), got(count, T(-12345));
+          for (std::size_t k = 0; k < count; ++k) {
+            bound[k] = pattern == 1 ? out[k]
+                       : pattern == 2 && k % 7 == 3 ? std::numeric_limits<T>::quiet_NaN()
+                                                    : T(0.3) * out[k];
+          }
+          b.out = got.data();
+          b.bound = bound.data();
+          walk_pairs_simd(simd, b, w, op, unchecked != 0);
+          for (std::size_t k = 0; k < count; ++k) {
+            if (same_bits(out[k], got[k])) continue;
+            ++g_stopped;
+            if (pattern == 1 || !(got[k] > bound[k] && got[k] <= out[k])) {
+              fail_msg("%s %s (float%d, kind %d, window [%g, %g), %s fold, bounds %d): pair %zu: "
+                       "exact %.17g, bounded walk %.17g, bound %.17g",
+                       cpu_simd_name(simd), what, int(sizeof(T) * 8), kind, double(w.a),
+                       double(w.b), unchecked ? "unchecked" : "checked", pattern, k,
+                       double(out[k]), double(got[k]), double(bound[k]));
+            }
+          }
+          b.bound = nullptr;
+          b.out = out.data();
+        }
+      }
     }
   }
 }
@@ -217,8 +254,12 @@ void check_walk(CpuSimd simd) {
 
 void test_walk_same_bits_as_scalar(void**) {
   for (CpuSimd s : simd_targets()) {
+    g_stopped = 0;
     check_walk<float>(s);
     check_walk<double>(s);
+    // The bounded walks stopped some groups (0.3 of the value: every lane
+    // passes its bound well before its last step).
+    if (g_stopped == 0) fail_msg("%s: no bounded walk stopped early", cpu_simd_name(s));
   }
 }
 
@@ -456,6 +497,132 @@ void test_components_executor_same_bits_as_scalar(void**) {
   }
 }
 
+// A consumer with bounds (BlockConsumer::pair_bounds): the values of every
+// kept pair in a dense nx x ny matrix; row i's bound rowB[i], column j's
+// colB[j] (withCols; else rows alone).
+template <typename T>
+class BoundedDense final : public BlockConsumer<T> {
+ public:
+  BoundedDense(std::vector<T>& out, std::size_t ny, const std::vector<T>& rowB,
+               const std::vector<T>& colB, bool withCols)
+      : out_(out), ny_(ny), rowB_(rowB), colB_(colB), withCols_(withCols) {}
+  ConsumerKind kind() const noexcept override { return ConsumerKind::Stream; }
+  void prepare(const PairPlane& plane) override { plane_ = plane; }
+  void consume(const BlockPiece<T>& piece) override {
+    const BlockInfo& b = piece.block;
+    for (std::size_t r = 0; r < b.n_rows(); ++r) {
+      for (std::size_t c = 0; c < b.n_cols(); ++c) {
+        const std::size_t i = b.rows.first + r, j = b.cols.first + c;
+        if (pair_kept(i, j, plane_.skip)) out_[i * ny_ + j] = piece.at(r, c);
+      }
+    }
+  }
+  bool pair_bounds(const BlockInfo& b, std::vector<T>& rows, std::vector<T>& cols) override {
+    ++calls;
+    rows.assign(rowB_.begin() + b.rows.first, rowB_.begin() + b.rows.last + 1);
+    cols.clear();
+    if (withCols_) cols.assign(colB_.begin() + b.cols.first, colB_.begin() + b.cols.last + 1);
+    return true;
+  }
+  void finish() override {}
+  void poison() noexcept override {}
+  std::atomic<int> calls{0};
+
+ private:
+  std::vector<T>& out_;
+  std::size_t ny_;
+  const std::vector<T>& rowB_;
+  const std::vector<T>& colB_;
+  bool withCols_;
+  PairPlane plane_;
+};
+
+// The executor hands a consumer's bounds to the SIMD walk: for L1 and
+// L-inf every kept pair is its exact value (the matrix writer's, bit for
+// bit) or a value above its row's and column's bounds (rows alone: its
+// row's) and at most the exact one, never where a bound is NaN, and some
+// groups stop; L2 (no MonotoneFold) stays exact. Symmetric and cross
+// planes, whole and small blocks, 1 and 3 threads.
+template <typename T>
+void check_executor_bounds() {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::size_t> len(1, 60);
+  std::vector<Fn<T>> xs, ys;
+  for (int k = 0; k < 70; ++k) xs.push_back(random_function<T>(rng, 5, len(rng)));
+  for (int k = 0; k < 45; ++k) ys.push_back(random_function<T>(rng, 5, len(rng)));
+  const auto X = collection(xs), Y = collection(ys);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  std::size_t stopped = 0;
+  for (const double p : {1.0, std::numeric_limits<double>::infinity(), 2.0}) {
+    const OperationSpec spec = OperationSpec::distance(p);
+    for (int cross = 0; cross < 2; ++cross) {
+      const std::size_t nx = xs.size(), ny = cross ? ys.size() : xs.size();
+      CpuExecutionConfig scalar;
+      scalar.simd = CpuSimd::Scalar;
+      const auto exact = run_cpu<T>(X, cross ? Y : nullptr, spec, Window<T>::whole_line(),
+                                    SymmetricLayout::Dense, scalar);
+      std::vector<T> rowB(nx), colB(ny);
+      for (std::size_t i = 0; i < nx; ++i) {
+        double sum = 0;
+        for (std::size_t j = 0; j < ny; ++j) sum += double(exact[i * ny + j]);
+        rowB[i] = i % 7 == 3 ? nan : T(0.3 * sum / double(ny));
+      }
+      for (std::size_t j = 0; j < ny; ++j) {
+        double sum = 0;
+        for (std::size_t i = 0; i < nx; ++i) sum += double(exact[i * ny + j]);
+        colB[j] = j % 5 == 2 ? nan : T(0.25 * sum / double(nx));
+      }
+      for (CpuSimd s : simd_targets()) {
+        for (const bool withCols : {true, false}) {
+          for (const std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
+            std::vector<T> got(nx * ny, T(-1));
+            auto consumer = std::make_shared<BoundedDense<T>>(got, ny, rowB, colB, withCols);
+            PairRequest<T> req;
+            req.x = X;
+            req.y = cross ? Y : X;
+            req.symmetric = !cross;
+            req.op = spec;
+            req.consumer = consumer;
+            CpuExecutionConfig cfg;
+            cfg.simd = s;
+            cfg.threads = blockElements ? 3 : 1;
+            cfg.maxBlockElements = blockElements;
+            Task task(make_cpu_work<T>(std::move(req), cfg));
+            task.run_here();
+            if (task.error()) std::rethrow_exception(task.error());
+            const bool monotone = p != 2.0;
+            assert_true(consumer->calls.load() > 0 || !monotone);
+            const TriangleSkipMode skip =
+                cross ? TriangleSkipMode::None : TriangleSkipMode::LowerTriangleSkipDiag;
+            for (std::size_t i = 0; i < nx; ++i) {
+              for (std::size_t j = 0; j < ny; ++j) {
+                if (!pair_kept(i, j, skip)) continue;
+                const T e = exact[i * ny + j], g = got[i * ny + j];
+                if (same_bits(e, g)) continue;
+                const T br = rowB[i], bc = withCols ? colB[j] : -std::numeric_limits<T>::infinity();
+                if (!monotone || std::isnan(br) || std::isnan(bc) || !(g > br && g > bc && g <= e)) {
+                  fail_msg("%s, p = %g, %s, %s, block elements %llu: pair (%zu, %zu): exact %.17g, "
+                           "bounded %.17g, bounds %.17g / %.17g",
+                           cpu_simd_name(s), p, cross ? "cross" : "symmetric",
+                           withCols ? "rows and columns" : "rows", (unsigned long long)blockElements,
+                           i, j, double(e), double(g), double(br), double(bc));
+                }
+                ++stopped;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!simd_targets().empty() && stopped == 0) fail_msg("no bounded walk stopped early");
+}
+
+void test_executor_hands_bounds_to_the_walk(void**) {
+  check_executor_bounds<float>();
+  check_executor_bounds<double>();
+}
+
 // The names and the order of the instruction sets, and the choice from
 // MPCF_CPU_SIMD (capped at what the CPU runs among the sets of the build's
 // architecture; a set of the other architecture is refused).
@@ -526,6 +693,7 @@ int main() {
       cmocka_unit_test(test_plf_walk_same_bits_as_scalar),
       cmocka_unit_test(test_plf_executor_same_bits_as_scalar),
       cmocka_unit_test(test_components_executor_same_bits_as_scalar),
+      cmocka_unit_test(test_executor_hands_bounds_to_the_walk),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

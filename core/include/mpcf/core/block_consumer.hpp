@@ -9,6 +9,9 @@
 //                    block, or some of its rows or columns) and its values;
 //                    called concurrently for disjoint pieces, each pair of
 //                    the plane in exactly one piece
+//   pair_bounds(b)   optional, before a block is computed: the values above
+//                    which the consumer needs no exact value (a kNN's k-th
+//                    entries), so a walk may stop there (MonotoneFold)
 //   finish()         once, after every piece, when everything succeeded
 //   poison()         instead of finish() after a failure or cancellation:
 //                    no partial result may remain in the caller's buffers
@@ -23,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mpcf/core/block_scheduler.hpp"
 
@@ -75,6 +79,17 @@ class BlockConsumer {
   virtual BlockOrder preferred_order() const noexcept { return BlockOrder::RowMajor; }
   virtual void prepare(const PairPlane& plane) = 0;
   virtual void consume(const BlockPiece<T>& piece) = 0;
+  // Bounds for block b: a pair (r, c) of the block whose value exceeds
+  // rows[r] and cols[c] (cols left empty: rows[r] alone; a NaN bound: none)
+  // may be handed to consume() as any value above them, at most its own.
+  // false (the default): every value exact. Called concurrently with
+  // consume() for other blocks.
+  virtual bool pair_bounds(const BlockInfo& b, std::vector<T>& rows, std::vector<T>& cols) {
+    (void)b;
+    (void)rows;
+    (void)cols;
+    return false;
+  }
   virtual void finish() = 0;
   virtual void poison() noexcept = 0;
 };

@@ -155,6 +155,21 @@ class KnnConsumer final : public BlockConsumer<T> {
     }
   }
 
+  // The k-th distances of the block's rows and, where a pair is a candidate
+  // of its column too (symmetric plane, both ways), of its columns: a pair
+  // above both enters neither list (an empty list's +inf: no bound).
+  bool pair_bounds(const BlockInfo& b, std::vector<T>& rows, std::vector<T>& cols) override {
+    rows.resize(b.n_rows());
+    for (std::size_t r = 0; r < b.n_rows(); ++r) rows[r] = kth(0, b.rows.first + r).distance;
+    cols.clear();
+    if (symmetric_ || bothWays_) {
+      const int side = bothWays_ ? 1 : 0;
+      cols.resize(b.n_cols());
+      for (std::size_t c = 0; c < b.n_cols(); ++c) cols[c] = kth(side, b.cols.first + c).distance;
+    }
+    return true;
+  }
+
   // The current k-th entry of row i of side 0 (rows) or 1 (columns, both
   // ways): a snapshot; it only moves down.
   Neighbour<T> kth(int side, std::size_t i) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -212,6 +213,10 @@ struct SimdBlockScratch {
   std::vector<std::uint32_t> pairRow, pairCol, f, g, steps;
   std::vector<std::size_t> slot;
   std::vector<T> values;
+  // The consumer's bounds for the block (BlockConsumer::pair_bounds), when
+  // `bounded`, and each pair's (PairBatch::bound).
+  bool bounded = false;
+  std::vector<T> rowBound, colBound, bound;
 };
 
 // The block loop of the CPU executor: the scheduler's blocks taken by
@@ -275,7 +280,14 @@ class CpuBlockTask final : public Work {
                        TaskControl& c, T* buf, SimdBlockScratch<T>& scratch) {
                      // A block computed by SIMD lanes holds at most 2^30 shifted
                      // points (32-bit lane indices); a bigger one takes the
-                     // scalar walk.
+                     // scalar walk (which computes every value in full).
+                     scratch.bounded = false;
+                     if constexpr (MonotoneFold<Op>::value && !IsPlfOperation<Op>::value) {
+                       if (request_.components == 1) {
+                         scratch.bounded = request_.consumer->pair_bounds(b, scratch.rowBound,
+                                                                          scratch.colBound);
+                       }
+                     }
                      if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
                        compute_block_simd(b, plane, order, simd, c, scratch, buf);
                      } else {
@@ -411,6 +423,15 @@ class CpuBlockTask final : public Work {
         s.g[q] = s.colFirst[s.pairCol[q]];
         s.steps[q] = s.rowSize[s.pairRow[q]] + s.colSize[s.pairCol[q]];
       }
+      if (s.bounded) {  // each pair's bound: the larger of its row's and column's
+        s.bound.resize(count);
+        const T inf = std::numeric_limits<T>::infinity();
+        for (std::size_t q = 0; q < count; ++q) {
+          const T br = s.rowBound[s.pairRow[q]];
+          const T bc = s.colBound.empty() ? -inf : s.colBound[s.pairCol[q]];
+          s.bound[q] = std::isnan(br) || std::isnan(bc) ? inf : std::max(br, bc);
+        }
+      }
       bool unchecked = false;
       if constexpr (kLinear) {
         unchecked = plf_tame_walk_allowed<T>(op_, maxTime, maxValue);
@@ -430,6 +451,7 @@ class CpuBlockTask final : public Work {
         batch.g = s.g.data() + first;
         batch.steps = s.steps.data() + first;
         batch.out = s.values.data() + first;
+        if (s.bounded) batch.bound = s.bound.data() + first;
         op_acc_t<Op>* c = K > 1 ? carry.data() + first : nullptr;
         if constexpr (kLinear) {
           walk_plf_pairs_simd(simd, batch, request_.window, op_, unchecked, c);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "mpcf/core/host_device.hpp"
@@ -176,6 +177,21 @@ struct OperationL2InnerProduct {
   MPCF_HD Wide fold(Wide acc, T width, Wide x) const { return detail::fold_sum(acc, width, x); }
   MPCF_HD T finalize(Wide acc) const { return static_cast<T>(acc); }
 };
+
+// Operations whose accumulator is the value (finalize is the identity) and
+// never decreases along the walk: every fold adds a term >= 0 (L1: width *
+// |f - g|, rounded, so never below the sum before it) or takes a maximum
+// (L-infinity). A partial value above a bound then means the value is above
+// it too, so a walk may stop there when the consumer needs no exact value
+// above the bound (BlockConsumer::pair_bounds; the GPU's PairBounds). Not
+// the Lp and L2 distances: their scaled sums are rescaled with rounding, so
+// a partial value may round above the final one.
+template <typename Op>
+struct MonotoneFold : std::false_type {};
+template <typename T>
+struct MonotoneFold<OperationL1Dist<T>> : std::true_type {};
+template <typename T>
+struct MonotoneFold<OperationLinfDist<T>> : std::true_type {};
 
 }  // namespace mpcf
 

@@ -182,6 +182,9 @@ struct FoldL1 {
   }
   HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.s, D(), out); }
+  // MonotoneFold: the lanes whose partial value is above their bound.
+  static constexpr bool kMonotone = true;
+  HWY_INLINE auto Above(const Acc& acc, V bound) const { return hn::Gt(acc.s, bound); }
 };
 
 // L-infinity distance: the largest |fV - gV| over rectangles of positive
@@ -205,6 +208,8 @@ struct FoldLinf {
   }
   HWY_INLINE Acc Load(const T* in) const { return {hn::LoadU(D(), in)}; }
   HWY_INLINE void Extract(const Acc& acc, T* out) const { hn::StoreU(acc.m, D(), out); }
+  static constexpr bool kMonotone = true;
+  HWY_INLINE auto Above(const Acc& acc, V bound) const { return hn::Gt(acc.m, bound); }
 };
 
 // detail::scaled_fold lane by lane: a rectangle of width w and difference
@@ -358,15 +363,17 @@ struct FoldInner {
 // K vectors of N lanes in lockstep over one group of K * N pairs: fi, gi
 // the index of each lane's next point of f and g (in index units), steps the
 // lane's step count. Leaves each lane's state after its last step in t, fv,
-// gv and acc.
-template <int K, typename T, std::size_t N, class Fold>
-HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
+// gv and acc. Bounded (Fold::kMonotone): every 4 steps, once every lane's
+// accumulator is above its bound (bounds, K * N), stops, leaves the
+// accumulators alone in accOut and returns true.
+template <int K, typename T, std::size_t N, bool Bounded = false, class Fold>
+HWY_INLINE bool WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* fStart,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* gStart,
                           const hn::TFromD<hn::RebindToSigned<DT<T, N>>>* steps,
                           std::uint32_t minSteps, std::uint32_t maxSteps,
                           const typename Fold::Acc* init, T* tOut, T* fvOut, T* gvOut,
-                          typename Fold::Acc* accOut) {
+                          typename Fold::Acc* accOut, const T* bounds = nullptr) {
   using D = DT<T, N>;
   using DI = hn::RebindToSigned<D>;
   using TI = hn::TFromD<DI>;
@@ -390,6 +397,25 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
     t[k] = hn::IfThenElse(hn::Lt(gT[k], fT[k]), gT[k], fT[k]);  // min_value(f0.t, g0.t)
     acc[k] = init ? init[k] : fold.Init();
   }
+  V bound[K];
+  if constexpr (Bounded) {
+    for (int k = 0; k < K; ++k) bound[k] = hn::LoadU(d, bounds + k * N);
+  }
+  // Bounded: whether every lane is above its bound after step s (tested
+  // after every 4th step); the accumulators then go out as they are.
+  auto stop_after = [&](std::uint32_t step) {
+    if constexpr (Bounded) {
+      if ((step & 3u) != 3u) return false;
+      for (int k = 0; k < K; ++k) {
+        if (!hn::AllTrue(d, fold.Above(acc[k], bound[k]))) return false;
+      }
+      for (int k = 0; k < K; ++k) accOut[k] = acc[k];
+      return true;
+    } else {
+      (void)step;
+      return false;
+    }
+  };
   std::uint32_t s = 0;
   for (; s < minSteps; ++s) {
     const VI consumed = hn::Set(di, static_cast<TI>((s + 1) * kIndexStep<T>));
@@ -410,6 +436,7 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
       gT[k] = hn::IfThenElse(takeF, gT[k], nT);
       gV[k] = hn::IfThenElse(takeF, gV[k], nV);
     }
+    if (stop_after(s)) return true;
   }
   // Lanes with fewer steps stop: their rectangle becomes [t, t) (width 0:
   // every fold leaves the accumulator as it is) and nothing is consumed.
@@ -441,6 +468,7 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
         gT[k] = hn::IfThenElse(takeG, nT, gT[k]);
         gV[k] = hn::IfThenElse(takeG, nV, gV[k]);
       }
+      if (stop_after(s)) return true;
     }
   }
   for (int k = 0; k < K; ++k) {
@@ -449,6 +477,7 @@ HWY_INLINE void WalkGroup(const Fold& fold, const SimplePoint<T, T>* pts,
     hn::StoreU(gV[k], d, gvOut + k * N);
     accOut[k] = acc[k];
   }
+  return false;
 }
 
 // The accumulator a fold extracts, per lane.
@@ -457,7 +486,8 @@ using ScalarAcc = op_acc_t<Op>;
 
 // Every pair of the batch, in groups of K * N (the last group padded with
 // copies of its last pair, whose results are dropped). carry: see
-// walk_pairs_simd.
+// walk_pairs_simd. batch.bound (Fold::kMonotone, no carry): a group whose
+// every lane passes its bound stops there and hands out the partial values.
 template <int K, std::size_t N, typename T, class Op, class Fold>
 void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, const Fold& fold,
                ScalarAcc<Op>* carry) {
@@ -469,10 +499,13 @@ void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, cons
   HWY_ALIGN T tl[G];
   HWY_ALIGN T fvl[G];
   HWY_ALIGN T gvl[G];
+  HWY_ALIGN T bl[G];
   ScalarAcc<Op> accl[G];
   typename Fold::Acc init[K];
   typename Fold::Acc acc[K];
   const T inf = std::numeric_limits<T>::infinity();
+  constexpr bool kCanStop = requires { Fold::kMonotone; };
+  const bool bounded = kCanStop && batch.bound && !carry;
   for (std::size_t first = 0; first < batch.count; first += G) {
     const std::size_t n = std::min(G, batch.count - first);
     std::uint32_t minSteps = ~0u, maxSteps = 0;
@@ -484,13 +517,27 @@ void WalkBatch(const PairBatch<T>& batch, const Window<T>& w, const Op& op, cons
       minSteps = std::min(minSteps, batch.steps[k]);
       maxSteps = std::max(maxSteps, batch.steps[k]);
       if (carry) accl[l] = carry[k];
+      if (bounded) bl[l] = batch.bound[k];
     }
     if (carry) {
       for (int k = 0; k < K; ++k) init[k] = fold.Load(accl + k * N);
     }
-    WalkGroup<K, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps, carry ? init : nullptr,
-                       tl, fvl, gvl, acc);
+    bool stopped = false;
+    if constexpr (kCanStop) {
+      if (bounded) {
+        stopped = WalkGroup<K, T, N, true>(fold, batch.points, fs, gs, st, minSteps, maxSteps,
+                                           nullptr, tl, fvl, gvl, acc, bl);
+      }
+    }
+    if (!bounded) {
+      WalkGroup<K, T, N>(fold, batch.points, fs, gs, st, minSteps, maxSteps,
+                         carry ? init : nullptr, tl, fvl, gvl, acc);
+    }
     for (int k = 0; k < K; ++k) fold.Extract(acc[k], accl + k * N);
+    if (stopped) {  // every lane above its bound: its partial value
+      for (std::size_t l = 0; l < n; ++l) batch.out[first + l] = op.finalize(accl[l]);
+      continue;
+    }
     // The unbounded last rectangle [t, +inf) and the finalisation, as
     // integrate_pair does them (PairWalk::accumulate with a carry).
     for (std::size_t l = 0; l < n; ++l) {

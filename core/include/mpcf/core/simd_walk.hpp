@@ -99,7 +99,9 @@ std::size_t ShiftedPoints<T>::append_linear(const SimplePoint<T, T>* f, std::siz
 
 // Pairs to walk: pair k is the function whose first shifted point is
 // points[f[k]] against the one at points[g[k]], steps[k] = m_f + m_g; its
-// value goes to out[k].
+// value goes to out[k]. With `bound` (MonotoneFold operations, no carry):
+// out[k] may instead be a partial value above bound[k] and at most the
+// value (a group of lanes stops once every lane is above its bound).
 template <typename T>
 struct PairBatch {
   const SimplePoint<T, T>* points = nullptr;
@@ -109,6 +111,7 @@ struct PairBatch {
   const std::uint32_t* steps = nullptr;
   std::size_t count = 0;
   T* out = nullptr;
+  const T* bound = nullptr;
 };
 
 // The most points a batch may hold (lane indices are 32-bit).

@@ -111,20 +111,6 @@ struct SymmetricIntegrand<OperationLinfDist<T>> : std::true_type {};
 template <typename T>
 struct SymmetricIntegrand<OperationL2InnerProduct<T>> : std::true_type {};
 
-// Operations whose accumulator is the value (finalize is the identity) and
-// never decreases along the walk: every fold adds a term >= 0 (L1: width *
-// |f - g|, rounded, so never below the sum before it) or takes a maximum
-// (L-infinity). A partial value above a bound then means the value is above
-// it too: the block kernels may stop such a walk early (PairBounds,
-// pair_bounds.hpp). Not the Lp and L2 distances: their scaled sums are
-// rescaled with rounding, so a partial value may round above the final one.
-template <typename Op>
-struct MonotoneFold : std::false_type {};
-template <typename T>
-struct MonotoneFold<OperationL1Dist<T>> : std::true_type {};
-template <typename T>
-struct MonotoneFold<OperationLinfDist<T>> : std::true_type {};
-
 // The float32 inner product accumulated in float32. The GPU kernels run it
 // first (float arithmetic is much faster than double there) and compute a
 // pair again with OperationL2InnerProduct<float> (accumulated in double)
