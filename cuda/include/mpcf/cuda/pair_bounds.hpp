@@ -4,7 +4,7 @@
 // value exceeds the k-th of its row's list and of its column's list can
 // enter neither, so its exact value is of no use. Kernels of operations
 // whose accumulated value only grows along the walk (MonotoneFold,
-// sentinel_walk.hpp: L1, L-infinity) stop such a pair's walk as soon as the
+// core/operations.hpp: L1, L-infinity) stop such a pair's walk as soon as the
 // partial value exceeds both bounds and write that partial value: it is
 // above both bounds and at most the pair's value, so the reduction rejects
 // it as it would the exact one, and every result keeps its bits.
@@ -13,6 +13,7 @@
 // streams): a bound read too early is larger, so a kernel stops fewer walks,
 // never a wrong one. A NaN bound (an empty list entry) is no bound.
 //
+// The CPU executor has the same through BlockConsumer::pair_bounds (core).
 // Plain C++ (no CUDA headers), so host code and tests can use it.
 #pragma once
 
