@@ -1120,25 +1120,33 @@ void test_float32_inner_product_redo_in_every_kernel(void**) {
 
 // ---- the pipeline ----
 
-// Wraps PcfBlockOp; throws a CUDA-style failure at the third block, or
-// spoils the output with non-zero bytes in skipped entries.
+// A BlockOp wrapping another (the PCF one) for the pipeline: its types,
+// skip mode and storage; the wrappers below bring their own exec_block.
 template <typename Inner>
-struct FaultyBlockOp {
+struct WrappedBlockOp {
   using value_type = typename Inner::value_type;
   using GpuStorage = typename Inner::GpuStorage;
   const Inner& inner;
-  bool spoil;
-  mutable std::atomic<int> calls{0};
   TriangleSkipMode skip_mode() const { return inner.skip_mode(); }
   GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& s) const {
     return inner.init_gpu_storage(ctx, s);
   }
+};
+
+// Wraps PcfBlockOp; throws a CUDA-style failure at the third block, or
+// spoils the output with non-zero bytes in skipped entries.
+template <typename Inner>
+struct FaultyBlockOp : WrappedBlockOp<Inner> {
+  using typename WrappedBlockOp<Inner>::value_type;
+  using typename WrappedBlockOp<Inner>::GpuStorage;
+  bool spoil;
+  mutable std::atomic<int> calls{0};
   void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx,
                   int slot) const {
     if (!spoil && ++calls == 3) {
       throw CudaError(cudaErrorLaunchFailure, "injected failure at the third block");
     }
-    inner.exec_block(st, b, out, ctx, slot);
+    this->inner.exec_block(st, b, out, ctx, slot);
     if (spoil) {
       MPCF_CUDA_TRY(cudaMemsetAsync(out, 0x3f, b.elements() * sizeof(value_type),
                                     ctx.compute_stream(slot)));
@@ -1149,24 +1157,19 @@ struct FaultyBlockOp {
 // A BlockOp that records the bounds the pipeline hands it and passes them
 // on to the PCF one, or not.
 template <typename Inner>
-struct BoundsRecordingOp {
-  using value_type = typename Inner::value_type;
-  using GpuStorage = typename Inner::GpuStorage;
-  const Inner& inner;
+struct BoundsRecordingOp : WrappedBlockOp<Inner> {
+  using typename WrappedBlockOp<Inner>::value_type;
+  using typename WrappedBlockOp<Inner>::GpuStorage;
   bool pass;
   std::uint64_t stride;  // expected of both sides: 2 k (an entry is two values)
   mutable std::atomic<int> calls{0}, complete{0};
-  TriangleSkipMode skip_mode() const { return inner.skip_mode(); }
-  GpuStorage init_gpu_storage(GpuContext& ctx, const BlockScheduler& s) const {
-    return inner.init_gpu_storage(ctx, s);
-  }
   void exec_block(GpuStorage& st, const BlockInfo& b, value_type* out, GpuContext& ctx, int slot,
                   const PairBounds<value_type>& bounds = {}) const {
     ++calls;
     if (bounds.rows && bounds.cols && bounds.rowStride == stride && bounds.colStride == stride) {
       ++complete;
     }
-    inner.exec_block(st, b, out, ctx, slot, pass ? bounds : PairBounds<value_type>{});
+    this->inner.exec_block(st, b, out, ctx, slot, pass ? bounds : PairBounds<value_type>{});
   }
 };
 
@@ -1205,7 +1208,7 @@ void test_knn_pipeline_passes_pair_bounds(void**) {
     KnnConsumer<float> knn(dist[pass].data(), idx[pass].data(), P.n(), k);
     knn.prepare(plane);
     KnnStage<float> stage(knn, plane);
-    BoundsRecordingOp<Inner> op{inner, pass == 1, 2 * k};
+    BoundsRecordingOp<Inner> op{{inner}, pass == 1, 2 * k};
     CudaBlockPipeline<BoundsRecordingOp<Inner>> pipeline(op, sched, {0}, 2);
     TaskControl control;
     pipeline.run(control, stage);
@@ -1238,7 +1241,7 @@ void test_pipeline_stops_on_failure(void**) {
   writer.prepare(plane);
   IdentityStage<double> scatter(writer, plane, false);
   {
-    FaultyBlockOp<Inner> faulty{inner, false};
+    FaultyBlockOp<Inner> faulty{{inner}, false};
     CudaBlockPipeline<FaultyBlockOp<Inner>> pipeline(faulty, sched, {0}, 2);
     TaskControl control;
     try {
@@ -1250,7 +1253,7 @@ void test_pipeline_stops_on_failure(void**) {
     assert_true(pipeline.blocks_per_device()[0] < sched.blocks().size());
   }
   {
-    FaultyBlockOp<Inner> spoiled{inner, true};
+    FaultyBlockOp<Inner> spoiled{{inner}, true};
     CudaBlockPipeline<FaultyBlockOp<Inner>> pipeline(spoiled, sched, {0}, 2);
     TaskControl control;
     try {

@@ -358,6 +358,9 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
     };
     if (run_pruned(step, total, acc, bound)) return op.finalize(acc);
   } else {
+    // The step written out, not the lambda above: calling a lambda here
+    // changed nvcc 13's code for some kernels (cuobjdump; the same holds in
+    // walk_pair_shared), and these loops are the hot ones without bounds.
 #pragma unroll(walk_unroll<T>())
     for (std::uint32_t s = 0; s < total; ++s) {
       const bool takeF = fn.t <= gn.t;
