@@ -572,6 +572,28 @@ void check_executor_bounds() {
         for (std::size_t i = 0; i < nx; ++i) sum += double(exact[i * ny + j]);
         colB[j] = j % 5 == 2 ? nan : T(0.25 * sum / double(nx));
       }
+      // The scalar walk computes every value in full and asks for no bounds.
+      {
+        std::vector<T> got(nx * ny, T(-1));
+        auto consumer = std::make_shared<BoundedDense<T>>(got, ny, rowB, colB, true);
+        PairRequest<T> req;
+        req.x = X;
+        req.y = cross ? Y : X;
+        req.symmetric = !cross;
+        req.op = spec;
+        req.consumer = consumer;
+        Task task(make_cpu_work<T>(std::move(req), scalar));
+        task.run_here();
+        if (task.error()) std::rethrow_exception(task.error());
+        assert_int_equal(consumer->calls.load(), 0);
+        const TriangleSkipMode skip =
+            cross ? TriangleSkipMode::None : TriangleSkipMode::LowerTriangleSkipDiag;
+        for (std::size_t i = 0; i < nx; ++i) {
+          for (std::size_t j = 0; j < ny; ++j) {
+            if (pair_kept(i, j, skip)) assert_true(same_bits(exact[i * ny + j], got[i * ny + j]));
+          }
+        }
+      }
       for (CpuSimd s : simd_targets()) {
         for (const bool withCols : {true, false}) {
           for (const std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {

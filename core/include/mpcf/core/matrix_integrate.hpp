@@ -280,15 +280,17 @@ class CpuBlockTask final : public Work {
                        TaskControl& c, T* buf, SimdBlockScratch<T>& scratch) {
                      // A block computed by SIMD lanes holds at most 2^30 shifted
                      // points (32-bit lane indices); a bigger one takes the
-                     // scalar walk (which computes every value in full).
-                     scratch.bounded = false;
-                     if constexpr (MonotoneFold<Op>::value && !IsPlfOperation<Op>::value) {
-                       if (request_.components == 1) {
-                         scratch.bounded = request_.consumer->pair_bounds(b, scratch.rowBound,
-                                                                          scratch.colBound);
-                       }
-                     }
+                     // scalar walk (which computes every value in full, so it
+                     // asks the consumer for no bounds: KnnConsumer takes its
+                     // lists' locks for them).
                      if (simd != CpuSimd::Scalar && block_points(b) <= kMaxBatchPoints) {
+                       scratch.bounded = false;
+                       if constexpr (MonotoneFold<Op>::value && !IsPlfOperation<Op>::value) {
+                         if (request_.components == 1) {
+                           scratch.bounded = request_.consumer->pair_bounds(b, scratch.rowBound,
+                                                                            scratch.colBound);
+                         }
+                       }
                        compute_block_simd(b, plane, order, simd, c, scratch, buf);
                      } else {
                        compute_block_scalar(b, plane, order, c, buf);
