@@ -659,6 +659,166 @@ def test_objects_of_a_scattered_collection_are_not_sent_again(client, rng, monke
     assert pickled == []
 
 
+# ---- the workers keep a scattered collection -----------------------------------
+
+
+def _holders_on_scheduler(key, dask_scheduler):
+    ts = dask_scheduler.tasks.get(key)
+    return sorted(ws.address for ws in (ts.who_has or ())) if ts is not None else []
+
+
+def _holders(client, key):
+    """The workers holding Dask's replicas of key (none once it is forgotten)."""
+    return client.run_on_scheduler(_holders_on_scheduler, key)
+
+
+def _wait_for(predicate, what):
+    import time
+
+    deadline = time.monotonic() + TIMEOUT
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def _csr_bytes(X):
+    offsets, times, values = X.to_csr()
+    return offsets.nbytes + times.nbytes + values.nbytes
+
+
+def _set_resident_limit(value):
+    dask.config.set({"mpcf.resident-bytes": value})
+
+
+def test_the_workers_keep_a_scattered_collection_when_dask_drops_its_copies(client, rng):
+    """Dask's Active Memory Manager leaves one replica of the scattered key;
+    a knn run wholly on the other worker then copies nothing there (the key
+    stays on one worker), computes on the copy that worker kept at the
+    scatter (the same object), and has the bits of the single call."""
+    X = random_pcfs(rng, 60)
+    S = mdask.scatter(X, client=client)
+    key = S.future.key
+    workers = sorted(client.scheduler_info()["workers"])
+    kept = client.run(_dask_tasks.resident_entries)
+    for w in workers:
+        assert kept[w][key][:2] == (_csr_bytes(X), "scattered")
+    client.amm.run_once()
+    _wait_for(lambda: len(_holders(client, key)) == 1, "the manager left two replicas")
+    holder = _holders(client, key)[0]
+    other = next(w for w in workers if w != holder)
+    want_d, want_i = mpcf.knn(X, 4)
+    with dask.annotate(workers=[other], allow_other_workers=False):
+        d, i = mdask.knn(S, 4, chunks=20, client=client)
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    assert _holders(client, key) == [holder]  # Dask copied nothing back
+    after = client.run(_dask_tasks.resident_entries)
+    assert after[other][key] == kept[other][key]  # the same object, kept since the scatter
+    # pdist's tiles too
+    with dask.annotate(workers=[other], allow_other_workers=False):
+        D = mdask.pdist(S, chunks=20, client=client)
+    assert compute(client, D).tobytes() == mpcf.pdist(X, layout="square").tobytes()
+    assert _holders(client, key) == [holder]
+    S.release()
+
+
+def test_a_worker_without_the_kept_copy_fetches_it_once(client, rng):
+    X = random_pcfs(rng, 50)
+    S = mdask.scatter(X, client=client)
+    key = S.future.key
+    client.amm.run_once()
+    _wait_for(lambda: len(_holders(client, key)) == 1, "the manager left two replicas")
+    holder = _holders(client, key)[0]
+    other = next(w for w in client.scheduler_info()["workers"] if w != holder)
+    assert client.run(_dask_tasks.drop_resident, key, workers=[other]) == {other: True}
+    assert key not in client.run(_dask_tasks.resident_entries, workers=[other])[other]
+    with dask.annotate(workers=[other], allow_other_workers=False):
+        d, i = mdask.knn(S, 3, chunks=10, client=client)  # 15 tiles and their merges
+    want_d, want_i = mpcf.knn(X, 3)
+    assert d.tobytes() == want_d.tobytes() and np.array_equal(i, want_i)
+    entry = client.run(_dask_tasks.resident_entries, workers=[other])[other][key]
+    assert entry[:2] == (_csr_bytes(X), "fetched")
+    with dask.annotate(workers=[other], allow_other_workers=False):
+        mdask.knn(S, 3, chunks=10, client=client)
+    # kept from the first fetch on: the same object
+    assert client.run(_dask_tasks.resident_entries, workers=[other])[other][key] == entry
+    S.release()
+
+
+def test_a_task_naming_a_collection_no_longer_in_the_cluster_fails_clearly(client):
+    future = client.submit(_dask_tasks.resident, _dask_tasks.Resident("mpcf-no-such-key", 10),
+                           pure=False)
+    with pytest.raises(RuntimeError, match="'mpcf-no-such-key' is no longer in the cluster"):
+        future.result(timeout=TIMEOUT)
+
+
+def test_release_forgets_the_kept_copies(client, rng):
+    X = random_pcfs(rng, 20)
+    S = mdask.scatter(X, client=client)
+    key = S.future.key
+    S.release()
+    assert S.future is None and "released" in repr(S)
+    for entries in client.run(_dask_tasks.resident_entries).values():
+        assert key not in entries
+    _wait_for(lambda: not _holders(client, key), "the key outlived its release")
+    with pytest.raises(ValueError, match="released"):
+        mdask.knn(S, 2, client=client)
+    with pytest.raises(ValueError, match="released"):
+        mdask.pdist(S, client=client)
+    S.release()  # twice: nothing more to do
+
+
+def test_a_collection_over_a_workers_limit_is_named_by_its_key(client, rng):
+    X = random_pcfs(rng, 30)
+    size = _csr_bytes(X)
+    workers = sorted(client.scheduler_info()["workers"])
+    try:
+        client.run(_set_resident_limit, size - 1, workers=[workers[0]])
+        S = mdask.scatter(X, client=client)
+        assert S._resident is None  # not kept anywhere: no task fetches it per call
+        for entries in client.run(_dask_tasks.resident_entries).values():
+            assert S.future.key not in entries
+        d, i = mdask.knn(S, 3, chunks=10, client=client)
+        assert np.array_equal(i, mpcf.knn(X, 3)[1])
+        S.release()
+        client.run(_set_resident_limit, size, workers=[workers[0]])
+        S = mdask.scatter(X, client=client)  # exactly at the limit: kept
+        assert S._resident is not None
+        S.release()
+    finally:
+        client.run(_set_resident_limit, None)
+
+
+def test_the_kept_collections_stay_within_the_limit_least_recent_first():
+    store = _dask_tasks.ResidentStore()
+    a, b, c, big = object(), object(), object(), object()
+    assert store.put("a", a, 40, 100, "scattered")
+    assert store.put("b", b, 40, 100, "fetched")
+    assert store.get("a") is a  # a is now the most recent
+    assert store.put("c", c, 40, 100, "scattered")  # 120 > 100: b goes
+    assert list(store.entries()) == ["a", "c"]
+    assert store.get("b") is None
+    assert not store.put("big", big, 101, 100, "scattered")  # alone over the limit
+    assert list(store.entries()) == ["a", "c"]
+    assert store.put("a", a, 60, 100, "fetched")  # again, larger: 100 fits
+    assert list(store.entries()) == ["c", "a"]
+    assert store.put("a", a, 61, 100, "fetched")  # 101: c, now the oldest, goes
+    assert store.entries() == {"a": (61, "fetched", id(a))}
+    assert store.drop("a") and not store.drop("a")
+    assert store.entries() == {}
+
+
+def test_the_resident_limit_setting():
+    with dask.config.set({"mpcf.resident-bytes": "2 KiB"}):
+        assert _dask_tasks.resident_limit() == 2048
+    with dask.config.set({"mpcf.resident-bytes": 5000}):
+        assert _dask_tasks.resident_limit() == 5000
+    with dask.config.set({"mpcf.resident-bytes": -1}):
+        with pytest.raises(ValueError, match="negative"):
+            _dask_tasks.resident_limit()
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert _dask_tasks.resident_limit() == memory // 4  # outside a worker: a quarter of the machine's
+
+
 def test_default_client_and_local_scheduler(client, rng):
     X = random_pcfs(rng, 15)
     want = mpcf.pdist(X, layout="square")

@@ -1,8 +1,9 @@
 """What the tasks of mpcf.dask run on the workers: one tile of a distance
 matrix (a cdist of two slices of the collection, or a pdist of one on the
 diagonal), the k-nearest-neighbour lists of a tile, and the merge of such
-lists. Plain NumPy and mpcf; Dask is needed only to look up the worker's
-settings.
+lists, and the collections a worker keeps for later calls. Plain NumPy
+and mpcf; Dask is needed only to look up the worker's settings and to fetch
+a kept collection a worker does not hold.
 
 Every tile is computed by libmpcf over slices (PcfCollection.slice), which
 share the collection the worker already holds, so a task copies no PCF data
@@ -11,7 +12,10 @@ and its values have the bits of the single-process call.
 
 from __future__ import annotations
 
+import collections
 import numbers
+import os
+import threading
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
@@ -117,6 +121,166 @@ def gpus_used(settings: Settings) -> int:
     if opts["devices"] is not None:
         return len({d for d in opts["devices"] if d < present})
     return present
+
+
+# ---- collections kept on the workers ----------------------------------------
+#
+# A collection scattered by mpcf.dask.scatter is also kept by each worker
+# here, in its process, so that Dask's Active Memory Manager dropping the
+# worker's replica of the key (it keeps one copy of a key no task waits for)
+# does not make the next call copy the collection back. Tasks name such a
+# collection by a Resident reference, not by its key: they do not depend on
+# the key, so Dask copies nothing to the worker running them; a worker that
+# does not hold it (one that joined later, or dropped it by the limit)
+# fetches it once from the cluster, which keeps the key while the client
+# holds the ScatteredPcfs.
+
+#: Dask configuration key (section "mpcf") of the bytes a worker keeps; by
+#: default a quarter of the worker's memory limit (of the machine's memory
+#: when the worker has none).
+RESIDENT_CONFIG = "resident-bytes"
+
+
+class Resident:
+    """A scattered collection as a task names it: its key in the cluster
+    and its size in bytes (the breakpoints and offsets)."""
+
+    __slots__ = ("key", "nbytes")
+
+    def __init__(self, key: Any, nbytes: int) -> None:
+        self.key = key
+        self.nbytes = int(nbytes)
+
+    def __reduce__(self):
+        return (Resident, (self.key, self.nbytes))
+
+    def __repr__(self) -> str:
+        return f"Resident({self.key!r}, {self.nbytes})"
+
+
+def collection_bytes(X: Any) -> int:
+    """The bytes of a collection's breakpoints and offsets (of the
+    collection under a ComponentObjects)."""
+    if isinstance(X, ComponentObjects):
+        X = X.X
+    return int(X._total) * 2 * np.dtype(X.dtype).itemsize + (int(X.size) + 1) * 8
+
+
+class ResidentStore:
+    """The collections a worker keeps: the most recently used first out of
+    the limit (least recently used dropped first), each at most once.
+    Thread-safe (a worker runs tasks on several threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: "collections.OrderedDict[Any, Tuple[Any, int, str]]" = collections.OrderedDict()
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                return None
+            self._items.move_to_end(key)
+            return item[0]
+
+    def put(self, key: Any, X: Any, nbytes: int, limit: int, how: str) -> bool:
+        """Keeps X under key (how: "scattered" or "fetched", for tests and
+        reports) unless it alone is over the limit; drops the least
+        recently used ones beyond it. True when kept."""
+        with self._lock:
+            self._items.pop(key, None)
+            if nbytes > limit:
+                return False
+            self._items[key] = (X, int(nbytes), how)
+            total = sum(item[1] for item in self._items.values())
+            while total > limit:
+                _, (_, dropped, _) = self._items.popitem(last=False)
+                total -= dropped
+            return True
+
+    def drop(self, key: Any) -> bool:
+        with self._lock:
+            return self._items.pop(key, None) is not None
+
+    def entries(self) -> Dict[Any, Tuple[int, str, int]]:
+        """key -> (bytes, how it came, id of the object), oldest first."""
+        with self._lock:
+            return {k: (v[1], v[2], id(v[0])) for k, v in self._items.items()}
+
+
+_RESIDENT = ResidentStore()
+
+
+def resident_limit() -> int:
+    """The bytes this process keeps: Dask's configuration "mpcf.resident-bytes"
+    (a number or a string such as "2 GiB"), else a quarter of the worker's
+    memory limit, else of the machine's memory."""
+    try:
+        import dask.config
+        from dask.utils import parse_bytes
+
+        value = dask.config.get(f"{CONFIG_SECTION}.{RESIDENT_CONFIG}", default=None)
+    except ImportError:
+        value = None
+    if value is not None:
+        limit = parse_bytes(value) if isinstance(value, str) else int(value)
+        if limit < 0:
+            raise ValueError(f"{CONFIG_SECTION}.{RESIDENT_CONFIG} = {value!r} is negative")
+        return limit
+    memory = 0
+    try:
+        from distributed import get_worker
+
+        memory = int(get_worker().memory_manager.memory_limit or 0)
+    except (ImportError, ValueError, AttributeError):
+        pass
+    if memory <= 0:
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+            memory = 0
+    return memory // 4
+
+
+def keep_resident(key: Any, nbytes: int, dask_worker: Any = None) -> bool:
+    """Run on every worker by mpcf.dask.scatter (client.run, on the
+    worker's event loop): keeps the worker's replica of key. True when
+    kept (False: the worker has no replica, or it is over the limit)."""
+    if dask_worker is None or key not in dask_worker.data:
+        return False
+    return _RESIDENT.put(key, dask_worker.data[key], nbytes, resident_limit(), "scattered")
+
+
+def drop_resident(key: Any) -> bool:
+    """Forgets a kept collection (ScatteredPcfs.release)."""
+    return _RESIDENT.drop(key)
+
+
+def resident_entries() -> Dict[Any, Tuple[int, str, int]]:
+    """What this worker keeps (ResidentStore.entries)."""
+    return _RESIDENT.entries()
+
+
+def resident(ref: Resident) -> Any:
+    """The collection a task names by ref: the one this worker keeps, else
+    fetched from the cluster (once; kept from then on within the limit)."""
+    X = _RESIDENT.get(ref.key)
+    if X is not None:
+        return X
+    from distributed import Future, get_client
+
+    # A future of this worker's client for the key in the cluster's memory
+    # (state "memory": it gathers from the replicas the scheduler names).
+    future = Future(ref.key, get_client(), state="memory")
+    try:
+        X = future.result()
+    except Exception as exc:
+        raise RuntimeError(f"the scattered collection {ref.key!r} is no longer in the cluster "
+                           f"(released, or every worker holding it was lost): {exc}") from exc
+    finally:
+        future.release()
+    _RESIDENT.put(ref.key, X, ref.nbytes, resident_limit(), "fetched")
+    return X
 
 
 # ---- tiles of a distance matrix -------------------------------------------

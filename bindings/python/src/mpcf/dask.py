@@ -9,7 +9,10 @@ Install with ``pip install 'mpcf[dask]'`` (Dask with ``dask.array`` and
 How a run works:
 
 * The collection is scattered once to every worker (``client.scatter(X,
-  broadcast=True)``); tasks refer to it and never carry PCF data.
+  broadcast=True)``); tasks refer to it and never carry PCF data. A
+  collection scattered with :func:`scatter` is also kept by each worker for
+  later calls (until :meth:`ScatteredPcfs.release`), whatever Dask's Active
+  Memory Manager does with the extra replicas of its key.
 * The matrix is cut into tiles of ``chunks`` rows by ``chunks`` columns. A
   tile is one libmpcf call on the worker, over slices of the collection the
   worker holds (:meth:`mpcf.PcfCollection.slice`, no copy): a ``cdist`` of
@@ -95,10 +98,12 @@ class ScatteredPcfs:
         The client it was scattered with.
     """
 
-    __slots__ = ("future", "shape", "size", "dtype", "kind", "client", "_components", "_objects_of")
+    __slots__ = ("future", "shape", "size", "dtype", "kind", "client", "_components", "_objects_of",
+                 "_resident")
 
     def __init__(self, future: Any, shape: Tuple[int, ...], size: int, dtype: np.dtype, kind: type,
-                 client: Any, components: Any = None, objects_of: Optional[int] = None) -> None:
+                 client: Any, components: Any = None, objects_of: Optional[int] = None,
+                 resident: Optional[_tasks.Resident] = None) -> None:
         self.future = future
         self.shape = shape
         self.size = size
@@ -114,6 +119,22 @@ class ScatteredPcfs:
         # collection through _tasks.ComponentObjects, objects of this many
         # functions.
         self._objects_of = objects_of
+        # How the tasks name it: kept by each worker (_tasks.resident), or,
+        # when None, by its key (Dask copies it to a worker that lost it).
+        self._resident = resident
+
+    def release(self) -> None:
+        """Frees the collection on the cluster: the workers forget the copy
+        they keep, and Dask the key (as when the last reference to
+        ``future`` goes). The handle cannot be used after this."""
+        if self.future is None:
+            return
+        key = self.future.key
+        try:
+            self.client.run(_tasks.drop_resident, key)
+        finally:
+            self.future.release()
+            self.future = None
 
     def _as_objects(self) -> "ScatteredPcfs":
         """The same scattered data as objects of K functions (components=True)."""
@@ -124,11 +145,12 @@ class ScatteredPcfs:
             raise type(found)(str(found), found.status, found.status_name)
         shape = self.shape[:-1]
         return ScatteredPcfs(self.future, shape, int(np.prod(shape, dtype=np.int64)), self.dtype,
-                             self.kind, self.client, None, found)
+                             self.kind, self.client, None, found, self._resident)
 
     def __repr__(self) -> str:
+        key = "released" if self.future is None else repr(self.future.key)
         return (f"ScatteredPcfs(shape={self.shape}, dtype={self.dtype.name}, "
-                f"kind={self.kind.__name__}, key={self.future.key!r})")
+                f"kind={self.kind.__name__}, key={key})")
 
 
 def _default_client() -> Any:
@@ -159,12 +181,18 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     (``client.scatter(X, broadcast=True)``) and returns a handle to it for
     :func:`pdist`, :func:`cdist` and :func:`knn`.
 
-    Dask's Active Memory Manager (on by default) drops the extra copies of
-    a key no task waits for, every 2 s; a call after a pause then first
-    copies X back to the workers that lost it. To keep it on every worker,
-    start the scheduler without the manager
-    (``distributed.scheduler.active-memory-manager.start: false``) or call
-    ``client.amm.stop()``.
+    Each worker also keeps X in its process until :meth:`ScatteredPcfs.release`
+    (or until more recently used collections need its room: at most
+    ``mpcf.resident-bytes`` of the worker's Dask configuration, e.g.
+    ``DASK_MPCF__RESIDENT_BYTES="4 GiB"``, by default a quarter of its
+    memory limit). So Dask's Active Memory Manager, which every 2 s drops the
+    extra copies of a key no task waits for, does not make the next call
+    copy X back to the workers. The tasks name X by that kept copy, not by
+    its key: a worker without it (one that joined later, or dropped it)
+    fetches it from the cluster once. Dask counts the kept copy as the
+    worker's unmanaged memory once its own replica is dropped. Where X is
+    over some worker's limit, no worker keeps it and the tasks name the key
+    (as for a collection passed to a call directly).
 
     Parameters
     ----------
@@ -177,6 +205,12 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
     ValueError
         No client given and none is running.
     """
+    return _scatter(X, client, keep=True)
+
+
+def _scatter(X: Any, client: Any, keep: bool) -> ScatteredPcfs:
+    """scatter; keep=False for a collection sent by one call only (its tasks
+    name the key, and the workers keep nothing after the call)."""
     if isinstance(X, ScatteredPcfs):
         return X
     client = client if client is not None else _default_client()
@@ -192,7 +226,17 @@ def scatter(X: Any, client: Any = None) -> ScatteredPcfs:
             components = exc
     # hash=False: the key is random, so X is not pickled once more to name it.
     future = client.scatter(X, broadcast=True, hash=False)
-    return ScatteredPcfs(future, X.shape, X.size, X.dtype, _kind(X), client, components)
+    resident = None
+    if keep:
+        resident = _tasks.Resident(future.key, _tasks.collection_bytes(X))
+        kept = client.run(_tasks.keep_resident, future.key, resident.nbytes)
+        if not all(kept.values()):
+            # Over some worker's limit: the tasks name the key (Dask then keeps
+            # a replica where tasks wait for it), rather than fetch it per task.
+            client.run(_tasks.drop_resident, future.key)
+            resident = None
+    return ScatteredPcfs(future, X.shape, X.size, X.dtype, _kind(X), client, components,
+                         None, resident)
 
 
 def _input(X: Any, default_dtype: Any = np.float64, components: Any = False,
@@ -239,12 +283,17 @@ class _Source:
         if isinstance(X, ScatteredPcfs):
             if client is not None and X.client is not client:
                 raise ValueError("the ScatteredPcfs was scattered with another client than client=")
+            if X.future is None:
+                raise ValueError("the ScatteredPcfs was released (ScatteredPcfs.release)")
             self.ref = dask.delayed(X.future)
             self.shape, self.size, self.dtype, self.client = X.shape, X.size, X.dtype, X.client
+            # The kept copy (no dependency on the key: nothing is copied),
+            # else the key.
+            data = (_tasks.resident, X._resident) if X._resident is not None else self.ref.key
             if X._objects_of is None:
-                self.arg = self.ref.key
+                self.arg = data
             else:
-                self.arg = (_tasks.ComponentObjects, self.ref.key)
+                self.arg = (_tasks.ComponentObjects, data)
             self.token = (self.ref.key, X._objects_of)
             return
         self.shape, self.size, self.dtype = X.shape, X.size, X.dtype
@@ -253,7 +302,7 @@ class _Source:
             # No cluster: Dask's local scheduler, X held once by the graph.
             self.ref = dask.delayed(X, name="mpcf-pcfs-" + uuid.uuid4().hex)
         else:
-            self.ref = dask.delayed(scatter(X, self.client).future)
+            self.ref = dask.delayed(_scatter(X, self.client, keep=False).future)
         self.arg = self.ref.key
         self.token = (self.ref.key, None)
 
