@@ -807,6 +807,28 @@ def test_the_kept_collections_stay_within_the_limit_least_recent_first():
     assert store.entries() == {}
 
 
+class _FakeWorker:
+    def __init__(self, data):
+        self.data = data
+
+
+def test_keep_resident_says_kept_over_the_limit_or_absent():
+    X = random_pcfs(np.random.default_rng(3), 5)
+    size = _csr_bytes(X)
+    assert _dask_tasks.collection_bytes(X) == size
+    assert _dask_tasks.keep_resident("mpcf-test-absent", size, dask_worker=_FakeWorker({})) is None
+    try:
+        with dask.config.set({"mpcf.resident-bytes": size - 1}):
+            assert _dask_tasks.keep_resident("mpcf-test-x", size, _FakeWorker({"mpcf-test-x": X})) is False
+            assert "mpcf-test-x" not in _dask_tasks.resident_entries()
+        with dask.config.set({"mpcf.resident-bytes": size}):
+            assert _dask_tasks.keep_resident("mpcf-test-x", size, _FakeWorker({"mpcf-test-x": X})) is True
+            assert _dask_tasks.resident_entries()["mpcf-test-x"] == (size, "scattered", id(X))
+            assert _dask_tasks.resident(_dask_tasks.Resident("mpcf-test-x", size)) is X
+    finally:
+        _dask_tasks.drop_resident("mpcf-test-x")
+
+
 def test_the_resident_limit_setting():
     with dask.config.set({"mpcf.resident-bytes": "2 KiB"}):
         assert _dask_tasks.resident_limit() == 2048

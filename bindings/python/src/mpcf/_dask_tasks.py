@@ -242,12 +242,13 @@ def resident_limit() -> int:
     return memory // 4
 
 
-def keep_resident(key: Any, nbytes: int, dask_worker: Any = None) -> bool:
+def keep_resident(key: Any, nbytes: int, dask_worker: Any = None) -> Optional[bool]:
     """Run on every worker by mpcf.dask.scatter (client.run, on the
     worker's event loop): keeps the worker's replica of key. True when
-    kept (False: the worker has no replica, or it is over the limit)."""
+    kept, False when over this worker's limit, None when the worker holds
+    no replica (it fetches the collection at its first task)."""
     if dask_worker is None or key not in dask_worker.data:
-        return False
+        return None
     return _RESIDENT.put(key, dask_worker.data[key], nbytes, resident_limit(), "scattered")
 
 

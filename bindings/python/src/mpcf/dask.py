@@ -230,7 +230,7 @@ def _scatter(X: Any, client: Any, keep: bool) -> ScatteredPcfs:
     if keep:
         resident = _tasks.Resident(future.key, _tasks.collection_bytes(X))
         kept = client.run(_tasks.keep_resident, future.key, resident.nbytes)
-        if not all(kept.values()):
+        if any(k is False for k in kept.values()):
             # Over some worker's limit: the tasks name the key (Dask then keeps
             # a replica where tasks wait for it), rather than fetch it per task.
             client.run(_tasks.drop_resident, future.key)
