@@ -551,6 +551,12 @@ class PcfBlockOp {
 
   // Threads per thread block for staged tiles of `bytes`: enough resident
   // warps per multiprocessor when large tiles leave room for few blocks.
+  // Not the most resident threads: 1,024 where two such blocks fit (three
+  // of 512 hold 1,536 threads, two of 1,024 all 2,048; chosen by
+  // cudaOccupancyMaxActiveBlocksPerMultiprocessor), with the tiles that
+  // leave room for two blocks in a launch apart from those that leave room
+  // for one, measured slower: float32 m uniform in 10..1000 65.3% -> 61.2%
+  // of the issue limit, m = 512 0.3% slower (2x H200; RESULTS.md).
   static std::uint32_t threads_for(std::uint64_t bytes, std::size_t sharedPerSm) {
     const std::uint64_t perSm = shared_blocks_per_sm(bytes, sharedPerSm);
     if (perSm >= 6) return 256;
