@@ -572,22 +572,31 @@ void check_executor_bounds() {
         for (std::size_t i = 0; i < nx; ++i) sum += double(exact[i * ny + j]);
         colB[j] = j % 5 == 2 ? nan : T(0.25 * sum / double(nx));
       }
-      // The scalar walk computes every value in full and asks for no bounds.
-      {
+      const TriangleSkipMode skip =
+          cross ? TriangleSkipMode::None : TriangleSkipMode::LowerTriangleSkipDiag;
+      // The plane through the executor under cfg into a BoundedDense
+      // consumer of the bounds above; the values, and how often the
+      // executor asked for bounds.
+      auto run_bounded = [&](bool withCols, const CpuExecutionConfig& cfg, int& calls) {
         std::vector<T> got(nx * ny, T(-1));
-        auto consumer = std::make_shared<BoundedDense<T>>(got, ny, rowB, colB, true);
+        auto consumer = std::make_shared<BoundedDense<T>>(got, ny, rowB, colB, withCols);
         PairRequest<T> req;
         req.x = X;
         req.y = cross ? Y : X;
         req.symmetric = !cross;
         req.op = spec;
         req.consumer = consumer;
-        Task task(make_cpu_work<T>(std::move(req), scalar));
+        Task task(make_cpu_work<T>(std::move(req), cfg));
         task.run_here();
         if (task.error()) std::rethrow_exception(task.error());
-        assert_int_equal(consumer->calls.load(), 0);
-        const TriangleSkipMode skip =
-            cross ? TriangleSkipMode::None : TriangleSkipMode::LowerTriangleSkipDiag;
+        calls = consumer->calls.load();
+        return got;
+      };
+      // The scalar walk computes every value in full and asks for no bounds.
+      {
+        int calls = -1;
+        const std::vector<T> got = run_bounded(true, scalar, calls);
+        assert_int_equal(calls, 0);
         for (std::size_t i = 0; i < nx; ++i) {
           for (std::size_t j = 0; j < ny; ++j) {
             if (pair_kept(i, j, skip)) assert_true(same_bits(exact[i * ny + j], got[i * ny + j]));
@@ -597,25 +606,14 @@ void check_executor_bounds() {
       for (CpuSimd s : simd_targets()) {
         for (const bool withCols : {true, false}) {
           for (const std::uint64_t blockElements : {std::uint64_t(0), std::uint64_t(100)}) {
-            std::vector<T> got(nx * ny, T(-1));
-            auto consumer = std::make_shared<BoundedDense<T>>(got, ny, rowB, colB, withCols);
-            PairRequest<T> req;
-            req.x = X;
-            req.y = cross ? Y : X;
-            req.symmetric = !cross;
-            req.op = spec;
-            req.consumer = consumer;
             CpuExecutionConfig cfg;
             cfg.simd = s;
             cfg.threads = blockElements ? 3 : 1;
             cfg.maxBlockElements = blockElements;
-            Task task(make_cpu_work<T>(std::move(req), cfg));
-            task.run_here();
-            if (task.error()) std::rethrow_exception(task.error());
+            int calls = -1;
+            const std::vector<T> got = run_bounded(withCols, cfg, calls);
             const bool monotone = p != 2.0;
-            assert_true(consumer->calls.load() > 0 || !monotone);
-            const TriangleSkipMode skip =
-                cross ? TriangleSkipMode::None : TriangleSkipMode::LowerTriangleSkipDiag;
+            assert_true(calls > 0 || !monotone);
             for (std::size_t i = 0; i < nx; ++i) {
               for (std::size_t j = 0; j < ny; ++j) {
                 if (!pair_kept(i, j, skip)) continue;
