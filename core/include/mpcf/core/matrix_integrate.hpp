@@ -429,9 +429,8 @@ class CpuBlockTask final : public Work {
         s.bound.resize(count);
         const T inf = std::numeric_limits<T>::infinity();
         for (std::size_t q = 0; q < count; ++q) {
-          const T br = s.rowBound[s.pairRow[q]];
-          const T bc = s.colBound.empty() ? -inf : s.colBound[s.pairCol[q]];
-          s.bound[q] = std::isnan(br) || std::isnan(bc) ? inf : std::max(br, bc);
+          s.bound[q] = pair_bound_of(s.rowBound[s.pairRow[q]],
+                                     s.colBound.empty() ? -inf : s.colBound[s.pairCol[q]]);
         }
       }
       bool unchecked = false;

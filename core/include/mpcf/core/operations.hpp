@@ -193,6 +193,16 @@ struct MonotoneFold<OperationL1Dist<T>> : std::true_type {};
 template <typename T>
 struct MonotoneFold<OperationLinfDist<T>> : std::true_type {};
 
+// The bound of a pair from its row's and its column's (a kNN's k-th
+// entries; pass -inf for a column without one): the larger, as a pair must
+// pass both to enter neither list; +inf (no bound) when either is NaN (an
+// empty entry). The CPU executor and the GPU kernels both take it from here.
+template <typename T>
+MPCF_HD T pair_bound_of(T row, T col) {
+  if (row != row || col != col) return std::numeric_limits<T>::infinity();
+  return row > col ? row : col;
+}
+
 }  // namespace mpcf
 
 namespace mpcf {

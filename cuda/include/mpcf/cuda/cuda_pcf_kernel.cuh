@@ -208,10 +208,11 @@ __device__ __forceinline__ void store_pair(const TiledBlockArgs<T>& args, std::u
   *pair_output(args, i, j) = value;
 }
 
-// The bound of the pair (block row i, block column j) from args.bounds: the
-// larger of its row's and its column's, +inf (no bound) when either is NaN.
-// Read with relaxed loads: the kNN merges of earlier blocks lower them
-// concurrently (any value read is a valid bound, see pair_bounds.hpp).
+// The bound of the pair (block row i, block column j) from args.bounds
+// (core's pair_bound_of: the larger of its row's and its column's, +inf
+// when either is NaN). Read with relaxed loads: the kNN merges of earlier
+// blocks lower them concurrently (any value read is a valid bound, see
+// pair_bounds.hpp).
 __device__ __forceinline__ float relaxed_load(const float* p) {
   float v;
   asm volatile("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
@@ -228,8 +229,7 @@ __device__ __forceinline__ T pair_bound(const PairBounds<T>& bounds, std::uint32
   const T r = relaxed_load(bounds.rows + std::uint64_t(i) * bounds.rowStride);
   const T c = bounds.cols ? relaxed_load(bounds.cols + std::uint64_t(j) * bounds.colStride)
                           : -std::numeric_limits<T>::infinity();
-  if (r != r || c != c) return std::numeric_limits<T>::infinity();
-  return r > c ? r : c;
+  return mpcf::pair_bound_of(r, c);
 }
 
 // A FloatAttempt operation's value that is not finite: reported for the redo
