@@ -22,6 +22,7 @@
 #include "mpcf/core/shape.hpp"
 #include "mpcf/core/walk.hpp"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+#include "mpcf/cuda/registered_host.hpp"
 #include "mpcf/mpcf.h"
 
 using mpcf::BufferTooSmall;
@@ -299,6 +300,14 @@ mpcf_status mpcf_cuda_cache_limit(uint64_t* out) {
 
 mpcf_status mpcf_cuda_release_memory(void) {
   return api_entry("mpcf_cuda_release_memory", [&] { mpcf::cuda::release_cached_memory(); });
+}
+
+mpcf_status mpcf_cuda_register_host(void* p, uint64_t bytes) {
+  return api_entry("mpcf_cuda_register_host", [&] { mpcf::cuda::register_host(p, bytes); });
+}
+
+mpcf_status mpcf_cuda_unregister_host(void* p) {
+  return api_entry("mpcf_cuda_unregister_host", [&] { mpcf::cuda::unregister_host(p); });
 }
 
 const char* mpcf_last_error_message(void) { return mpcf::capi::last_error().c_str(); }

@@ -16,6 +16,7 @@
 #include "mpcf/cuda/cuda_error.cuh"
 #include "mpcf/cuda/cuda_integration_tasks.cuh"
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+#include "mpcf/cuda/registered_host.hpp"
 
 #ifndef MPCF_CUDA_ARCHITECTURES
 #define MPCF_CUDA_ARCHITECTURES "unknown"
@@ -470,6 +471,105 @@ void set_cache_limit_bytes(std::uint64_t bytes) noexcept {
   set_device_cache_limit(static_cast<std::size_t>(bytes));
 }
 void release_cached_memory() noexcept { release_device_caches(); }
+
+// ---- host memory registered by the caller (registered_host.hpp) ----
+
+namespace {
+struct Registration {
+  std::uint64_t bytes = 0;
+  std::uint64_t leases = 0;  // computations writing into the range now
+};
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+// Start address -> range; ranges never overlap.
+std::map<std::uintptr_t, Registration>& registry() {
+  static std::map<std::uintptr_t, Registration> r;
+  return r;
+}
+std::string hex_address(const void* p) {
+  std::ostringstream os;
+  os << p;
+  return os.str();
+}
+}  // namespace
+
+void register_host(void* p, std::uint64_t bytes) {
+  if (p == nullptr) throw InvalidArgument("the host memory to register is NULL");
+  if (bytes == 0) throw InvalidArgument("the host memory to register has 0 bytes");
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  if (bytes > UINTPTR_MAX - begin) {
+    throw InvalidArgument("the host range " + hex_address(p) + " + " + std::to_string(bytes) +
+                          " bytes wraps around the address space");
+  }
+  if (usable_device_count() == 0) {
+    throw CudaUnavailable("CUDA not available: no usable CUDA device to register host memory for");
+  }
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto& reg = registry();
+  // The first range starting at or after p, and the one before it.
+  auto after = reg.lower_bound(begin);
+  const auto overlaps = [&](std::map<std::uintptr_t, Registration>::const_iterator it) {
+    return it->first < begin + bytes && begin < it->first + it->second.bytes;
+  };
+  for (auto it : {after, after == reg.begin() ? reg.end() : std::prev(after)}) {
+    if (it != reg.end() && overlaps(it)) {
+      throw InvalidArgument("the host range " + hex_address(p) + " + " + std::to_string(bytes) +
+                            " bytes overlaps the range registered at " +
+                            hex_address(reinterpret_cast<const void*>(it->first)) + " (" +
+                            std::to_string(it->second.bytes) + " bytes)");
+    }
+  }
+  const cudaError_t e =
+      cudaHostRegister(p, static_cast<std::size_t>(bytes), cudaHostRegisterPortable | cudaHostRegisterMapped);
+  if (e == cudaErrorInvalidValue || e == cudaErrorHostMemoryAlreadyRegistered) {
+    (void)cudaGetLastError();
+    throw InvalidArgument("the host range " + hex_address(p) + " + " + std::to_string(bytes) +
+                          " bytes cannot be page-locked (" + cudaGetErrorName(e) +
+                          ": not memory of this process, or already page-locked by other code)");
+  }
+  MPCF_CUDA_TRY(e);
+  reg[begin] = Registration{bytes, 0};
+}
+
+void unregister_host(void* p) {
+  if (p == nullptr) throw InvalidArgument("the host memory to unregister is NULL");
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto& reg = registry();
+  const auto it = reg.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == reg.end()) {
+    throw InvalidArgument("the host memory at " + hex_address(p) +
+                          " is not the start of a range registered with mpcf_cuda_register_host");
+  }
+  if (it->second.leases > 0) {
+    throw InvalidArgument("the host memory at " + hex_address(p) + " is in use by " +
+                          std::to_string(it->second.leases) +
+                          " running computation(s) writing their result there; wait for them");
+  }
+  MPCF_CUDA_TRY(cudaHostUnregister(p));
+  reg.erase(it);
+}
+
+RegisteredHostLease::~RegisteredHostLease() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  const auto it = registry().find(reinterpret_cast<std::uintptr_t>(base_));
+  if (it != registry().end() && it->second.leases > 0) --it->second.leases;
+}
+
+std::shared_ptr<RegisteredHostLease> lease_registered_host(const void* p, std::uint64_t bytes) {
+  if (p == nullptr || bytes == 0) return nullptr;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  auto& reg = registry();
+  auto it = reg.upper_bound(begin);  // the first range starting after p
+  if (it == reg.begin()) return nullptr;
+  --it;
+  if (bytes > it->second.bytes || begin - it->first > it->second.bytes - bytes) return nullptr;
+  ++it->second.leases;
+  return std::make_shared<RegisteredHostLease>(reinterpret_cast<const void*>(it->first),
+                                               it->second.bytes);
+}
 
 std::string build_info() {
   std::ostringstream os;

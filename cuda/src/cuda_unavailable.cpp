@@ -2,6 +2,7 @@
 // every factory fails with CudaUnavailable, so the C API answers
 // MPCF_ERROR_CUDA_UNAVAILABLE cleanly.
 #include "mpcf/cuda/cuda_matrix_integrate_api.hpp"
+#include "mpcf/cuda/registered_host.hpp"
 
 #include <atomic>
 #include <string>
@@ -30,6 +31,22 @@ std::uint64_t cached_device_bytes(int) { unavailable(); }
 std::uint64_t cache_limit_bytes() noexcept { return cache_limit().load(); }
 void set_cache_limit_bytes(std::uint64_t bytes) noexcept { cache_limit().store(bytes); }
 void release_cached_memory() noexcept {}
+
+// Without CUDA there is nothing to register for; the argument checks come
+// first, as in the CUDA build.
+void register_host(void* p, std::uint64_t bytes) {
+  if (p == nullptr) throw InvalidArgument("the host memory to register is NULL");
+  if (bytes == 0) throw InvalidArgument("the host memory to register has 0 bytes");
+  unavailable();
+}
+void unregister_host(void* p) {
+  if (p == nullptr) throw InvalidArgument("the host memory to unregister is NULL");
+  unavailable();
+}
+RegisteredHostLease::~RegisteredHostLease() = default;
+std::shared_ptr<RegisteredHostLease> lease_registered_host(const void*, std::uint64_t) {
+  return nullptr;
+}
 
 template <typename T>
 std::unique_ptr<Work> make_work(PairRequest<T>, const CudaExecutionConfig&) {

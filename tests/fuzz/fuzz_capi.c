@@ -4325,13 +4325,48 @@ static void op_tda(fz_reader* r, state* st) {
 /* ------------------------------------------------------------------ */
 
 /* opcode 18: GPU_MEMORY sub [value]: the memory kept between computations.
- * sub % 4: 0 mpcf_cuda_cached_bytes(device from a table, out or NULL),
+ * sub % 6: 0 mpcf_cuda_cached_bytes(device from a table, out or NULL),
  * 1 mpcf_cuda_set_cache_limit(limit from a table) and the getter,
- * 2 mpcf_cuda_cache_limit(NULL), 3 mpcf_cuda_release_memory. Whatever
- * another operation kept is at most the limit, and nothing is kept right
- * after a release. */
+ * 2 mpcf_cuda_cache_limit(NULL), 3 mpcf_cuda_release_memory, 4
+ * mpcf_cuda_register_host(NULL, a static buffer or a part of it; 0 bytes
+ * or some), 5 mpcf_cuda_unregister_host(NULL, the buffer or a part of it).
+ * Whatever another operation kept is at most the limit, and nothing is
+ * kept right after a release. Registration: without a device only the
+ * argument errors and CUDA_UNAVAILABLE; with one, the buffer registers once
+ * (again: overlap) and unregisters once. */
+static unsigned char fz_registered_buffer[8192];
+static int fz_buffer_registered = 0;
+static void op_register_host(fz_reader* r, int devices, int unregister) {
+  const unsigned c = fz_u8(r);
+  void* const table[3] = {NULL, fz_registered_buffer, fz_registered_buffer + 64};
+  void* p = table[c % 3];
+  if (unregister) {
+    const mpcf_status s = mpcf_cuda_unregister_host(p);
+    unsigned allowed = ST(MPCF_ERROR_INVALID_ARGUMENT);
+    if (p != NULL && devices == 0 && !mpcf_has_cuda()) allowed = ST(MPCF_ERROR_CUDA_UNAVAILABLE);
+    if (p == fz_registered_buffer && fz_buffer_registered) allowed = ST(MPCF_OK);
+    check_status("mpcf_cuda_unregister_host", s, allowed);
+    if (s == MPCF_OK) fz_buffer_registered = 0;
+    return;
+  }
+  const uint64_t bytes = (c & 0x80) ? 0 : (p == fz_registered_buffer ? sizeof fz_registered_buffer : 64);
+  const mpcf_status s = mpcf_cuda_register_host(p, bytes);
+  unsigned allowed = ST(MPCF_ERROR_INVALID_ARGUMENT);
+  if (p != NULL && bytes > 0) {
+    allowed = devices == 0 ? ST(MPCF_ERROR_CUDA_UNAVAILABLE)
+              : (p == fz_registered_buffer && !fz_buffer_registered) ? ST(MPCF_OK)
+                                                                      : ST(MPCF_ERROR_INVALID_ARGUMENT);
+  }
+  check_status("mpcf_cuda_register_host", s, allowed);
+  if (s == MPCF_OK && p != fz_registered_buffer) {
+    FZ_CHECK(mpcf_cuda_unregister_host(p) == MPCF_OK, "a part of the buffer registered and stuck");
+  } else if (s == MPCF_OK) {
+    fz_buffer_registered = 1;
+  }
+}
+
 static void op_gpu_memory(fz_reader* r, state* st) {
-  const unsigned sub = fz_u8(r) % 4;
+  const unsigned sub = fz_u8(r) % 6;
   const int devices = mpcf_cuda_device_count();
   switch (sub) {
     case 0: {
@@ -4373,6 +4408,10 @@ static void op_gpu_memory(fz_reader* r, state* st) {
     }
     case 2:
       check_status("mpcf_cuda_cache_limit(NULL)", mpcf_cuda_cache_limit(NULL), ST(MPCF_ERROR_INVALID_ARGUMENT));
+      break;
+    case 4:
+    case 5:
+      op_register_host(r, devices, sub == 5);
       break;
     default:
       check_status("mpcf_cuda_release_memory", mpcf_cuda_release_memory(), ST(MPCF_OK));

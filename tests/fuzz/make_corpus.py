@@ -315,8 +315,10 @@ def gpu_memory(sub, arg=0):
     """GPU_MEMORY: sub "cached" (arg: device code, mod 6 of -1, 0, 1,
     INT32_MIN, INT32_MAX, the device count; + 0x80 for a NULL out),
     "limit" (arg mod 6 of 0, 1, 4096, 2^20, 2^30, 2^64 - 1), "null_limit",
-    "release"."""
-    code = {"cached": 0, "limit": 1, "null_limit": 2, "release": 3}[sub]
+    "release", "register" / "unregister" (arg mod 3 of NULL, the static
+    buffer, a part of it; + 0x80 for 0 bytes when registering)."""
+    code = {"cached": 0, "limit": 1, "null_limit": 2, "release": 3, "register": 4,
+            "unregister": 5}[sub]
     return bytes([OP_GPU_MEMORY, code, arg])
 
 
@@ -702,7 +704,10 @@ def capi_seeds():
         gpu_memory("limit", 4) + knn(1, k=2) + gpu_memory("cached", 1) + gpu_memory("cached", 0x81) + \
         gpu_memory("cached", 0) + gpu_memory("cached", 3) + gpu_memory("cached", 4) + \
         gpu_memory("null_limit") + gpu_memory("release") + gpu_memory("limit", 5) + \
-        gpu_memory("limit", 0) + gpu_memory("limit", 4) + options_reset() + pdist(0)
+        gpu_memory("limit", 0) + gpu_memory("limit", 4) + options_reset() + pdist(0) + \
+        gpu_memory("register", 0) + gpu_memory("register", 0x81) + gpu_memory("register", 1) + \
+        gpu_memory("register", 2) + gpu_memory("register", 1) + gpu_memory("unregister", 2) + \
+        gpu_memory("unregister", 0) + gpu_memory("unregister", 1) + gpu_memory("unregister", 1)
     s["knn-merge"] = b"".join([
         knn_merge(a2, b2, 4), knn_merge(a2, b2, 5, dtype="f32", cap="plus2"), knn_merge(a2, b2, 1),
         knn_merge(b2, a2, 3),

@@ -4,9 +4,14 @@
 // the IdentityStage beyond, the kernel mat-vec the MatvecStage; a consumer
 // whose kind() names another kind's class, or a kind without a stage, is a
 // logic_error. Making a stage touches no device, so this runs in every CUDA
-// build, GPU or not.
+// build, GPU or not; only the registered result (DirectMatrixStage, chosen
+// for a matrix writer whose result lies in memory registered with
+// register_host) needs a device, and skips without one. The direct stage's
+// runs (direct_run, host code too) are checked here against the matrix
+// writer's own stores for every layout, block by block.
 #include <cstdint>
 #include <cstring>
+#include <cuda_runtime.h>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -16,6 +21,7 @@
 #include "mpcf/core/knn.hpp"
 #include "mpcf/core/result_writers.hpp"
 #include "mpcf/cuda/gpu_block_stages.cuh"
+#include "mpcf/cuda/registered_host.hpp"
 
 extern "C" {
 #include <setjmp.h>
@@ -114,6 +120,131 @@ void test_wrong_class_or_unknown_kind_is_a_logic_error(void**) {
   }
 }
 
+// Every block of an n x n plane (symmetric layouts) or an n x nCols one
+// (dense), blocks of side 5 (edge blocks smaller): the values the writer's
+// consume() stores and those the direct stage's runs copy must be the same
+// output, entry for entry (both outputs start from the writer's prepare()).
+template <typename T>
+void check_runs_like_the_writer(bool symmetric, SymmetricLayout layout, bool withDiagonal,
+                                std::size_t n, std::size_t nCols) {
+  const TriangleSkipMode skip = !symmetric      ? TriangleSkipMode::None
+                                : withDiagonal ? TriangleSkipMode::LowerTriangle
+                                               : TriangleSkipMode::LowerTriangleSkipDiag;
+  PairPlane plane;
+  plane.nRows = n;
+  plane.nCols = symmetric ? n : nCols;
+  plane.skip = skip;
+  auto make = [&](T* out) {
+    return symmetric ? MatrixWriter<T>::symmetric(out, n, layout, withDiagonal)
+                     : MatrixWriter<T>::dense(out, n, nCols);
+  };
+  std::vector<T> probe(1);
+  const std::size_t size = make(probe.data()).size();
+  std::vector<T> viaWriter(size, T(-1)), viaRuns(size, T(-1));
+  auto writer = make(viaWriter.data());
+  auto other = make(viaRuns.data());
+  writer.prepare(plane);
+  other.prepare(plane);
+  const auto t = other.target();
+  DirectTarget<T> target{viaRuns.data(), t.nRows, t.nCols,
+                         !symmetric ? DirectLayout::Dense
+                         : layout == SymmetricLayout::Condensed ? DirectLayout::Condensed
+                         : layout == SymmetricLayout::PackedLower ? DirectLayout::PackedLower
+                                                                  : DirectLayout::DenseSymmetric,
+                         withDiagonal};
+  BlockScheduler::Config c;
+  c.nRows = plane.nRows;
+  c.nCols = plane.nCols;
+  c.mode = symmetric ? BlockMode::LowerTriangle : BlockMode::Full;
+  c.maxOutputElements = 25;
+  const BlockScheduler sched(c);
+  const BlockOrder order = writer.preferred_order();
+  for (const BlockInfo& b : sched.blocks()) {
+    const std::size_t nr = b.n_rows(), nc = b.n_cols();
+    std::vector<T> block(nr * nc);
+    for (std::size_t r = 0; r < nr; ++r) {
+      for (std::size_t col = 0; col < nc; ++col) {
+        const std::size_t i = b.rows.first + r, j = b.cols.first + col;
+        // Distinct values for kept pairs, 0 where the kernels write nothing.
+        const T v = pair_kept(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j), skip)
+                        ? T(1 + i * 1000 + j)
+                        : T(0);
+        block[order == BlockOrder::RowMajor ? r * nc + col : col * nr + r] = v;
+      }
+    }
+    BlockPiece<T> piece{b, block.data(), order};
+    writer.consume(piece);
+    const std::uint64_t lines = direct_lines(target, nr, nc);
+    for (std::uint64_t line = 0; line < lines; ++line) {
+      const DirectRun run = direct_run(target, b.rows.first, nr, b.cols.first, nc, line);
+      for (std::uint64_t k = 0; k < run.count; ++k) {
+        viaRuns[run.dst + k] = block[run.src + k * run.srcStride];
+      }
+    }
+  }
+  for (std::size_t k = 0; k < size; ++k) {
+    if (viaWriter[k] != viaRuns[k]) {
+      fail_msg("layout %d symmetric %d diagonal %d: entry %zu is %g by the writer, %g by the runs",
+               static_cast<int>(layout), symmetric, withDiagonal, k, double(viaWriter[k]),
+               double(viaRuns[k]));
+    }
+    if (viaWriter[k] == T(-1)) fail_msg("entry %zu was written by neither", k);
+  }
+}
+
+void test_direct_runs_store_what_the_writer_stores(void**) {
+  for (std::size_t n : {1, 4, 5, 13, 23}) {
+    check_runs_like_the_writer<double>(false, SymmetricLayout::Dense, false, n, 17);
+    check_runs_like_the_writer<float>(false, SymmetricLayout::Dense, false, n, 3);
+    check_runs_like_the_writer<double>(true, SymmetricLayout::Condensed, false, n, 0);
+    check_runs_like_the_writer<float>(true, SymmetricLayout::Dense, false, n, 0);
+    check_runs_like_the_writer<double>(true, SymmetricLayout::Dense, true, n, 0);
+    check_runs_like_the_writer<float>(true, SymmetricLayout::PackedLower, false, n, 0);
+    check_runs_like_the_writer<double>(true, SymmetricLayout::PackedLower, true, n, 0);
+  }
+}
+
+bool have_device() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+// A matrix writer whose whole result lies in one registered range gets the
+// direct stage, which holds the range while it lives; one whose result
+// reaches past the range gets the IdentityStage.
+void test_registered_result_gets_the_direct_stage(void**) {
+  if (!have_device()) {
+    skip();
+    return;
+  }
+  const PairPlane plane = plane_of(10, TriangleSkipMode::LowerTriangleSkipDiag);
+  std::vector<double> out(100);
+  register_host(out.data(), 60 * sizeof(double));
+  {
+    auto inside = MatrixWriter<double>::symmetric(out.data() + 10, 10, SymmetricLayout::Condensed, false);
+    auto w = make_stage<double>(inside, plane);
+    assert_non_null(as<DirectMatrixStage<double>>(w));
+    assert_false(w->needs_zeroed_block());
+    assert_true(w->order() == BlockOrder::ColumnMajor);
+    try {
+      unregister_host(out.data());
+      fail_msg("a range in use was unregistered");
+    } catch (const InvalidArgument& e) {
+      assert_non_null(std::strstr(e.what(), "in use by 1 running computation"));
+    }
+    // 45 values from out + 16 end past the 60 registered ones.
+    auto past = MatrixWriter<double>::symmetric(out.data() + 16, 10, SymmetricLayout::Condensed, false);
+    assert_non_null(as<IdentityStage<double>>(make_stage<double>(past, plane)));
+  }
+  unregister_host(out.data());  // the stage is gone
+  auto after = MatrixWriter<double>::symmetric(out.data(), 10, SymmetricLayout::Condensed, false);
+  assert_non_null(as<IdentityStage<double>>(make_stage<double>(after, plane)));
+}
+
 }  // namespace
 
 int main() {
@@ -122,6 +253,8 @@ int main() {
       cmocka_unit_test(test_knn_gets_the_knn_stage_while_k_fits),
       cmocka_unit_test(test_matvec_gets_the_matvec_stage),
       cmocka_unit_test(test_wrong_class_or_unknown_kind_is_a_logic_error),
+      cmocka_unit_test(test_direct_runs_store_what_the_writer_stores),
+      cmocka_unit_test(test_registered_result_gets_the_direct_stage),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -96,6 +96,19 @@ class MatrixWriter final : public BlockConsumer<T> {
 
   ConsumerKind kind() const noexcept override { return ConsumerKind::Matrix; }
 
+  // Where and how the result is stored, for an engine that writes it
+  // without this writer's consume() (the GPU's direct path into
+  // page-locked memory, direct_matrix_stage.cuh).
+  struct Target {
+    T* out;
+    std::size_t nRows;
+    std::size_t nCols;
+    bool symmetric;
+    SymmetricLayout layout;  // symmetric results only
+    bool withDiagonal;
+  };
+  Target target() const noexcept { return Target{out_, nRows_, nCols_, symmetric_, layout_, withDiagonal_}; }
+
   // Column-major for the condensed layout (runs along columns), else
   // row-major.
   BlockOrder preferred_order() const noexcept override {

@@ -60,6 +60,12 @@ class QuietDeviceScope {
 class CudaStream {
  public:
   CudaStream() { MPCF_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  // A stream of the given priority (cudaDeviceGetStreamPriorityRange: lower
+  // numbers first): its thread blocks are scheduled before waiting ones of
+  // lower-priority streams.
+  explicit CudaStream(int priority) {
+    MPCF_CUDA_TRY(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+  }
   ~CudaStream() {
     if (stream_) MPCF_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream_));
   }

@@ -27,7 +27,11 @@
 //    with k beyond the device lists): downloads the block itself, lines =
 //    rows (or columns of a column-major block); for the stream, diagonal
 //    blocks of the symmetric plane are completed on the device first;
-//    GpuStageFor<Matrix>, GpuStageFor<Stream>;
+//    GpuStageFor<Stream>;
+//  * direct_matrix_stage.cuh: DirectMatrixStage (the matrix writer whose
+//    result lies in registered host memory): a copy kernel writes the block
+//    straight into the result, nothing is downloaded; GpuStageFor<Matrix>
+//    (IdentityStage otherwise);
 //  * knn_stage.cuh: KnnStage: lists of the k smallest per row of the plane,
 //    kept and merged on the device, handed over by finish_device();
 //    GpuStageFor<Knn> (IdentityStage when k or the plane is out of its

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "mpcf/cuda/gpu_block_stage.cuh"
+#include "mpcf/cuda/direct_matrix_stage.cuh"
 #include "mpcf/cuda/identity_stage.cuh"
 #include "mpcf/cuda/knn_stage.cuh"
 #include "mpcf/cuda/matvec_stage.cuh"

@@ -1,6 +1,7 @@
 // IdentityStage: the GpuBlockStage (gpu_block_stage.cuh) that downloads
 // each block as computed and hands it to the consumer in pieces of whole
-// lines; the stage of the matrix writer and the block stream (and of kNN
+// lines; the stage of the matrix writer (unless its result lies in
+// registered host memory: direct_matrix_stage.cuh) and the block stream (and of kNN
 // beyond the device lists, knn_stage.cuh). It sees block values only, so
 // every function type's BlockOp (PCF, a PLF one) uses it unchanged.
 #pragma once
@@ -85,16 +86,8 @@ class IdentityStage final : public GpuBlockStage<T> {
   BlockOrder order_;
 };
 
-// The matrix writer (or any consumer of kind Matrix): the block as computed.
-template <>
-struct GpuStageFor<ConsumerKind::Matrix> {
-  template <typename T>
-  using Consumer = BlockConsumer<T>;
-  template <typename T>
-  static std::unique_ptr<GpuBlockStage<T>> make(Consumer<T>& consumer, const PairPlane& plane) {
-    return std::make_unique<IdentityStage<T>>(consumer, plane, false);
-  }
-};
+// The matrix writer's stage (IdentityStage or DirectMatrixStage) is chosen
+// in direct_matrix_stage.cuh.
 
 // The block stream: complete pieces (every value of the block).
 template <>
