@@ -20,7 +20,8 @@
 //             block); stages_one_stream/... the same with consecutive blocks
 //             on one compute stream (the baseline of the two-stream overlap).
 // Multi-GPU (registered last, --benchmark_filter=^scale): scale/... pdist L1
-// end to end at n = 50000 on the first 1, 2 and 4 GPUs; scale_stages/... the
+// end to end at n = 50000 on the first 1, 2 and 4 GPUs (scale/registered/...:
+// into an output registered with mpcf_cuda_register_host); scale_stages/... the
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
 // Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
@@ -244,8 +245,12 @@ std::map<std::string, double>& scale_times() {
   return t;
 }
 
+//
+// registered: the output is page-locked with mpcf_cuda_register_host before
+// the calls (outside the timing, as a caller that reuses its buffer does)
+// and the GPUs write the result straight into it; unregistered at the end.
 template <typename T>
-void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
+void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus, bool registered = false) {
   const Input& in = input(n, m);
   mpcf_pcfs* X = handle_of<T>(in);
   std::vector<int> devices(static_cast<std::size_t>(gpus));
@@ -254,6 +259,22 @@ void bm_scaling(benchmark::State& state, std::size_t n, MMode m, int gpus) {
   std::uint64_t size = 0;
   mpcf_pdist_size(X, MPCF_LAYOUT_CONDENSED, &size);
   T* out = shared_output<T>(size);
+  struct Registration {
+    void* p = nullptr;
+    ~Registration() {
+      if (p) mpcf_cuda_unregister_host(p);
+    }
+  } reg;
+  if (registered) {
+    const auto t = std::chrono::steady_clock::now();
+    if (mpcf_cuda_register_host(out, size * sizeof(T)) != MPCF_OK) {
+      state.SkipWithError(mpcf_last_error_message());
+      return;
+    }
+    reg.p = out;
+    state.counters["register_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
   // One call outside the timing: the steady state, not the first call's
   // device allocations and pinned chunks.
   if (mpcf_pdist(X, 1.0, MPCF_LAYOUT_CONDENSED, out, size, o) != MPCF_OK) {
@@ -1068,6 +1089,14 @@ void register_scaling() {
         register_typed("scale/" + name, f32, false, [=]<typename T, typename Op>(benchmark::State& s) {
           bm_scaling<T>(s, n, m, gpus);
         })->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+        // The result written by the GPUs straight into registered memory.
+        register_typed("scale/registered/" + name, f32, false,
+                       [=]<typename T, typename Op>(benchmark::State& s) {
+                         bm_scaling<T>(s, n, m, gpus, true);
+                       })
+            ->Iterations(3)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
         // The pipeline's stages per device; baselines: every GPU uploading
         // the input on its own, consecutive blocks on one compute stream.
         struct Variant {
