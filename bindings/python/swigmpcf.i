@@ -63,6 +63,8 @@ MPCF_ADDRESS_ARG(const void* a_distances)
 MPCF_ADDRESS_ARG(const int64_t* a_indices)
 MPCF_ADDRESS_ARG(const void* b_distances)
 MPCF_ADDRESS_ARG(const int64_t* b_indices)
+/* mpcf_cuda_register_host / _unregister_host: the buffer's address. */
+MPCF_ADDRESS_ARG(void* p)
 
 /* ---- [tda] barcodes, pointwise operations, read-out and files ---------- */
 /* Buffers of mpcf_pcfs_from_barcodes, _evaluate, _offsets, _breakpoints and

@@ -421,3 +421,31 @@ def test_errors_pickle_and_show_as_mpcf():
 
 def test_package_is_typed():
     assert (Path(mpcf.__file__).parent / "py.typed").is_file()
+
+
+def test_register_gpu_output():
+    with pytest.raises(TypeError, match="must be a NumPy array"):
+        mpcf.register_gpu_output([1.0, 2.0])
+    with pytest.raises(ValueError, match="C-contiguous"):
+        mpcf.register_gpu_output(np.zeros((4, 4))[:, ::2])
+    with pytest.raises(ValueError, match="has 0 bytes"):  # the C API's check
+        mpcf.register_gpu_output(np.zeros(0))
+    X = _block(300, 40)
+    size = 300 * 299 // 2
+    mem = np.zeros(size + 8, dtype=np.float32)
+    if mpcf.cuda_device_count() == 0:
+        with pytest.raises(mpcf.CudaUnavailableError, match="CUDA not available"):
+            mpcf.register_gpu_output(mem)
+        return
+    want = mpcf.pdist(X, backend="cuda")
+    mpcf.register_gpu_output(mem)
+    try:
+        with pytest.raises(ValueError, match="overlaps"):
+            mpcf.register_gpu_output(mem[4:])
+        got = mpcf.pdist(X, backend="cuda", out=mem[4 : 4 + size])
+        assert got.tobytes() == want.tobytes()
+        assert not mem[:4].any() and not mem[4 + size :].any()
+    finally:
+        mpcf.unregister_gpu_output(mem)
+    with pytest.raises(ValueError, match="is not the start of a range registered"):
+        mpcf.unregister_gpu_output(mem)

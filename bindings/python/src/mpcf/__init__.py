@@ -45,7 +45,9 @@ from ._ops import (
     lp_distance,
     lp_norm,
     pdist,
+    register_gpu_output,
     release_gpu_memory,
+    unregister_gpu_output,
     set_gpu_cache_limit,
 )
 from ._reduce import kernel_matvec, kneighbors_graph, knn
@@ -121,6 +123,8 @@ __all__ = [
     "gpu_cache_limit",
     "set_gpu_cache_limit",
     "release_gpu_memory",
+    "register_gpu_output",
+    "unregister_gpu_output",
     "last_task_info",
     "set_result_pool_limit",
     "result_pool_limit",

@@ -663,6 +663,50 @@ def set_gpu_cache_limit(nbytes: int) -> None:
     check(swig.mpcf_cuda_set_cache_limit(_lib.count(nbytes, "nbytes")))
 
 
+def _registrable(array: Any) -> np.ndarray:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"array must be a NumPy array, not {type(array).__name__}")
+    if not array.flags.c_contiguous:
+        raise ValueError("array must be C-contiguous")
+    return array
+
+
+def register_gpu_output(array: np.ndarray) -> None:
+    """Page-locks ``array``'s memory so that the GPUs write results straight into it.
+
+    A pdist, l2_kernel or cdist result computed on the GPU with ``out=``
+    this array (or an array inside its memory) is then written by each GPU
+    directly, with no host thread copying it: faster where the GPUs compute
+    faster than the host copies (short functions; pdist L1, n = 50,000,
+    m = 128 on 2x H200: 0.103 -> 0.094 s on two GPUs), same bits. Registering
+    takes 0.02-0.06 s per GB of memory already written to (0.25 s for that
+    5 GB result; far more for a fresh array), and locked memory is unavailable to the rest of the system
+    until :func:`unregister_gpu_output`: register a buffer that takes many
+    results. Raises :class:`mpcf.CudaUnavailableError` without a CUDA
+    device, ValueError for a range that overlaps one registered before.
+
+    Examples
+    --------
+    >>> import numpy as np, mpcf
+    >>> out = np.zeros(10)
+    >>> if mpcf.cuda_device_count() > 0:
+    ...     mpcf.register_gpu_output(out)
+    ...     mpcf.unregister_gpu_output(out)
+    """
+    array = _registrable(array)
+    check(swig.mpcf_cuda_register_host(_lib.address(array), int(array.nbytes)))
+
+
+def unregister_gpu_output(array: np.ndarray) -> None:
+    """Unlocks the memory :func:`register_gpu_output` locked for ``array``.
+
+    Raises ValueError when ``array`` (its first element) is not where a
+    registered range starts, or while a computation writes into it.
+    """
+    array = _registrable(array)
+    check(swig.mpcf_cuda_unregister_host(_lib.address(array)))
+
+
 def release_gpu_memory() -> None:
     """Frees the GPU memory mpcf keeps between computations, on every device, now.
 
