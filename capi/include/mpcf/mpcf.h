@@ -253,8 +253,11 @@ MPCF_API mpcf_status mpcf_cuda_release_memory(void);
  *  (measured on a 2x H200 host: 0.02-0.06 s per GB of memory already
  *  written to, 0.2-0.4 s per GB of fresh memory, whose pages it faults in;
  *  a 5 GB pdist result takes 0.25 s to register and saves about 0.01 s per
- *  call), so it pays for a buffer that takes many results; locked memory is not available to the rest of
- *  the system until mpcf_cuda_unregister_host.
+ *  call), so it pays for a buffer that takes many results. Locked memory
+ *  is not available to the rest of the system until
+ *  mpcf_cuda_unregister_host, which must come before the memory is freed
+ *  (the GPUs would write into the pages locked at registration, not into
+ *  memory allocated later at the same address).
  *  MPCF_ERROR_INVALID_ARGUMENT: p NULL, bytes 0, a range that overlaps one
  *  registered before, or memory that cannot be locked (not mapped in this
  *  process, or locked by other code); MPCF_ERROR_CUDA_UNAVAILABLE: no CUDA

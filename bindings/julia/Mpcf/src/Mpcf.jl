@@ -157,6 +157,8 @@ const UNWRAPPED = (
     :mpcf_pdist_stream_start => "see mpcf_pdist_stream",
     :mpcf_cdist_stream => "see mpcf_pdist_stream",
     :mpcf_cdist_stream_start => "see mpcf_pdist_stream",
+    :mpcf_cuda_register_host => "Julia's pdist, l2_kernel and cdist allocate each result (no out argument), so a registered buffer would never receive one",
+    :mpcf_cuda_unregister_host => "see mpcf_cuda_register_host",
     # [tda]
     :mpcf_pcfs_serialized_size => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",
     :mpcf_pcfs_serialize => "files are read and written by path (mpcf_pcfs_save / mpcf_pcfs_load)",

@@ -682,7 +682,8 @@ def register_gpu_output(array: np.ndarray) -> None:
     takes 0.02-0.06 s per GB of memory already written to (0.25 s for that
     5 GB result; far more for a fresh array), and locked memory is unavailable to the rest of the system
     until :func:`unregister_gpu_output`: register a buffer that takes many
-    results. Raises :class:`mpcf.CudaUnavailableError` without a CUDA
+    results, and unregister it before it is freed (keep a reference to it
+    until then). Raises :class:`mpcf.CudaUnavailableError` without a CUDA
     device, ValueError for a range that overlaps one registered before.
 
     Examples
