@@ -229,6 +229,10 @@ class DirectMatrixStage final : public GpuBlockStage<T> {
  private:
   struct State final : DeviceState {
     explicit State(int priority) : copy(priority) {}
+    // No copy outlives the computation (a failure between a copy's launch
+    // and the block stream's wait for it would otherwise leave it running
+    // while the task poisons the result).
+    ~State() override { copy.synchronize_noexcept(); }
     DirectTarget<T> target{};
     CudaStream copy;     // high priority: the copies run beside the kernels
     CudaEvent computed;  // a block's kernels done (reused: recorded and waited
