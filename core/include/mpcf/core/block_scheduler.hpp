@@ -49,7 +49,7 @@ MPCF_HD bool pair_kept(std::uint64_t i, std::uint64_t j, TriangleSkipMode skip) 
 // Row i keeps exactly the columns j < kept_column_end(i, skip, nCols): every
 // column (None), or those up to the diagonal, which is kept when
 // pair_kept(i, i) holds.
-inline std::size_t kept_column_end(std::size_t i, TriangleSkipMode skip, std::size_t nCols) {
+MPCF_HD std::size_t kept_column_end(std::size_t i, TriangleSkipMode skip, std::size_t nCols) {
   if (skip == TriangleSkipMode::None) return nCols;
   const std::size_t end = pair_kept(std::int64_t(0), skip) ? i + 1 : i;
   return end < nCols ? end : nCols;

@@ -15,6 +15,7 @@
 
 #include "mpcf/core/block_consumer.hpp"
 #include "mpcf/core/block_scheduler.hpp"
+#include "mpcf/core/host_device.hpp"
 #include "mpcf/core/output_prefault.hpp"
 
 namespace mpcf {
@@ -34,14 +35,14 @@ std::uint64_t checked_product(std::uint64_t a, std::uint64_t b, const char* what
 std::uint64_t symmetric_result_size(std::uint64_t n, SymmetricLayout layout, bool withDiagonal);
 
 // Position of the pair (i, j), i > j (i >= j withDiagonal), in the packed
-// lower layout.
-inline std::uint64_t packed_lower_index(std::uint64_t i, std::uint64_t j, bool withDiagonal) {
+// lower layout (host and device: the GPU's direct path writes by it too).
+MPCF_HD std::uint64_t packed_lower_index(std::uint64_t i, std::uint64_t j, bool withDiagonal) {
   return (withDiagonal ? i * (i + 1) / 2 : i * (i - 1) / 2) + j;
 }
 
 // Position of the pair i > j in the condensed layout of n functions: row j
 // of the upper triangle, n*j - j(j+1)/2 + (i - j - 1).
-inline std::uint64_t condensed_index(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
+MPCF_HD std::uint64_t condensed_index(std::uint64_t n, std::uint64_t i, std::uint64_t j) {
   return n * j - j * (j + 1) / 2 + (i - j - 1);
 }
 

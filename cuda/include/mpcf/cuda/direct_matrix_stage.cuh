@@ -65,26 +65,29 @@ struct DirectRun {
 // Run `line` of a block (rows r0.., nr; columns c0.., nc) in the target's
 // layout; the block is column-major for the condensed layout, else
 // row-major. Lines: nc for the condensed layout, nr + nc for dense
-// symmetric (rows, then the mirror's columns), else nr. The kept pairs are
-// i > j (i >= j withDiagonal) for symmetric layouts, all for dense.
+// symmetric (rows, then the mirror's columns), else nr. Which pairs are kept
+// and where they go are core's rules (pair_kept, kept_column_end,
+// condensed_index, packed_lower_index), as MatrixWriter applies them.
 template <typename T>
 __host__ __device__ inline DirectRun direct_run(const DirectTarget<T>& t, std::uint64_t r0,
                                                 std::uint64_t nr, std::uint64_t c0,
                                                 std::uint64_t nc, std::uint64_t line) {
-  DirectRun run{0, 0, 1, 0};
-  // The block rows of column j that are kept: [skipped, nr), first kept i
-  // being j + 1 (j with the diagonal, except in the mirror: the row pass
-  // writes the diagonal).
-  auto kept_rows_from = [&](std::uint64_t j, bool diagonal) {
-    const std::uint64_t first = diagonal ? j : j + 1;
+  const TriangleSkipMode skip = t.layout == DirectLayout::Dense ? TriangleSkipMode::None
+                                : t.withDiagonal ? TriangleSkipMode::LowerTriangle
+                                                 : TriangleSkipMode::LowerTriangleSkipDiag;
+  // The block rows of column j that are kept: [s, nr), from its first kept
+  // row (in the mirror the first below the diagonal: the row pass writes
+  // the diagonal).
+  auto kept_rows_from = [&](std::uint64_t j, bool mirror) {
+    const std::uint64_t first = !mirror && pair_kept(std::int64_t(0), skip) ? j : j + 1;
     return first <= r0 ? 0 : (first - r0 < nr ? first - r0 : nr);
   };
-  // The kept columns of row i: [c0, end) clipped to the block.
-  auto kept_count = [&](std::uint64_t i) {
-    std::uint64_t end = t.withDiagonal ? i + 1 : i;
-    if (end > c0 + nc) end = c0 + nc;
+  // The kept columns of row i within the block: [c0, c0 + count).
+  auto kept_count = [&](std::uint64_t i) -> std::uint64_t {
+    const std::uint64_t end = kept_column_end(i, skip, c0 + nc);
     return end > c0 ? end - c0 : 0;
   };
+  DirectRun run{0, 0, 1, 0};
   switch (t.layout) {
     case DirectLayout::Dense: {
       const std::uint64_t i = r0 + line;
@@ -94,15 +97,12 @@ __host__ __device__ inline DirectRun direct_run(const DirectTarget<T>& t, std::u
     case DirectLayout::Condensed: {
       const std::uint64_t j = c0 + line;
       const std::uint64_t s = kept_rows_from(j, false);
-      const std::uint64_t i = r0 + s;
-      // condensed_index(n, i, j): n*j - j(j+1)/2 + (i - j - 1)
-      run = DirectRun{t.n * j - j * (j + 1) / 2 + (i - j - 1), line * nr + s, 1, nr - s};
+      run = DirectRun{condensed_index(t.n, r0 + s, j), line * nr + s, 1, nr - s};
       break;
     }
     case DirectLayout::PackedLower: {
       const std::uint64_t i = r0 + line;
-      const std::uint64_t rowStart = t.withDiagonal ? i * (i + 1) / 2 : i * (i - 1) / 2;
-      run = DirectRun{rowStart + c0, line * nc, 1, kept_count(i)};
+      run = DirectRun{packed_lower_index(i, c0, t.withDiagonal), line * nc, 1, kept_count(i)};
       break;
     }
     case DirectLayout::DenseSymmetric: {
@@ -112,7 +112,7 @@ __host__ __device__ inline DirectRun direct_run(const DirectTarget<T>& t, std::u
       } else {
         const std::uint64_t c = line - nr;
         const std::uint64_t j = c0 + c;
-        const std::uint64_t s = kept_rows_from(j, false);
+        const std::uint64_t s = kept_rows_from(j, true);
         run = DirectRun{j * t.n + r0 + s, s * nc + c, nc, nr - s};
       }
       break;
@@ -178,11 +178,11 @@ class DirectMatrixStage final : public GpuBlockStage<T> {
   bool needs_zeroed_block() const override { return false; }
   std::size_t max_line_bytes(const BlockScheduler&) const override { return 0; }
 
-  std::unique_ptr<DeviceState> init_device(GpuContext& ctx, const BlockScheduler&) override {
-    // The range's address on this GPU (portable, mapped registration).
+  std::unique_ptr<DeviceState> init_device(GpuContext&, const BlockScheduler&) override {
+    // The range's address on this GPU (portable, mapped registration; the
+    // pipeline's worker has made the context's device current).
     void* base = nullptr;
     MPCF_CUDA_TRY(cudaHostGetDevicePointer(&base, const_cast<void*>(lease_->base()), 0));
-    (void)ctx;
     int lowest = 0, highest = 0;
     MPCF_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
     auto state = std::make_unique<State>(highest);
