@@ -303,11 +303,23 @@ mpcf_status mpcf_cuda_release_memory(void) {
 }
 
 mpcf_status mpcf_cuda_register_host(void* p, uint64_t bytes) {
-  return api_entry("mpcf_cuda_register_host", [&] { mpcf::cuda::register_host(p, bytes); });
+  return api_entry("mpcf_cuda_register_host", [&] {
+    if (p == nullptr) throw InvalidArgument("the host memory to register is NULL");
+    if (bytes == 0) throw InvalidArgument("the host memory to register has 0 bytes");
+    if (bytes > UINTPTR_MAX - reinterpret_cast<std::uintptr_t>(p)) {
+      std::ostringstream os;
+      os << "the host range " << p << " + " << bytes << " bytes wraps around the address space";
+      throw InvalidArgument(os.str());
+    }
+    mpcf::cuda::register_host(p, bytes);
+  });
 }
 
 mpcf_status mpcf_cuda_unregister_host(void* p) {
-  return api_entry("mpcf_cuda_unregister_host", [&] { mpcf::cuda::unregister_host(p); });
+  return api_entry("mpcf_cuda_unregister_host", [&] {
+    if (p == nullptr) throw InvalidArgument("the host memory to unregister is NULL");
+    mpcf::cuda::unregister_host(p);
+  });
 }
 
 const char* mpcf_last_error_message(void) { return mpcf::capi::last_error().c_str(); }

@@ -496,13 +496,7 @@ std::string hex_address(const void* p) {
 }  // namespace
 
 void register_host(void* p, std::uint64_t bytes) {
-  if (p == nullptr) throw InvalidArgument("the host memory to register is NULL");
-  if (bytes == 0) throw InvalidArgument("the host memory to register has 0 bytes");
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
-  if (bytes > UINTPTR_MAX - begin) {
-    throw InvalidArgument("the host range " + hex_address(p) + " + " + std::to_string(bytes) +
-                          " bytes wraps around the address space");
-  }
   if (usable_device_count() == 0) {
     throw CudaUnavailable("CUDA not available: no usable CUDA device to register host memory for");
   }
@@ -534,7 +528,6 @@ void register_host(void* p, std::uint64_t bytes) {
 }
 
 void unregister_host(void* p) {
-  if (p == nullptr) throw InvalidArgument("the host memory to unregister is NULL");
   std::lock_guard<std::mutex> lock(registry_mutex());
   auto& reg = registry();
   const auto it = reg.find(reinterpret_cast<std::uintptr_t>(p));

@@ -32,17 +32,10 @@ std::uint64_t cache_limit_bytes() noexcept { return cache_limit().load(); }
 void set_cache_limit_bytes(std::uint64_t bytes) noexcept { cache_limit().store(bytes); }
 void release_cached_memory() noexcept {}
 
-// Without CUDA there is nothing to register for; the argument checks come
-// first, as in the CUDA build.
-void register_host(void* p, std::uint64_t bytes) {
-  if (p == nullptr) throw InvalidArgument("the host memory to register is NULL");
-  if (bytes == 0) throw InvalidArgument("the host memory to register has 0 bytes");
-  unavailable();
-}
-void unregister_host(void* p) {
-  if (p == nullptr) throw InvalidArgument("the host memory to unregister is NULL");
-  unavailable();
-}
+// Without CUDA there is nothing to register for (the C API checks the
+// arguments first, in either build).
+void register_host(void*, std::uint64_t) { unavailable(); }
+void unregister_host(void*) { unavailable(); }
 RegisteredHostLease::~RegisteredHostLease() = default;
 std::shared_ptr<RegisteredHostLease> lease_registered_host(const void*, std::uint64_t) {
   return nullptr;

@@ -12,14 +12,15 @@
 namespace mpcf::cuda {
 
 // Page-locks [p, p + bytes) for every device of the process
-// (cudaHostRegister, portable and mapped) and remembers the range.
-// InvalidArgument: p null, bytes 0, a range that wraps around the address
-// space or overlaps one registered before, or memory the driver cannot lock
-// (not mapped in this process); CudaUnavailable without a CUDA device.
+// (cudaHostRegister, portable and mapped) and remembers the range. p not
+// null, bytes > 0 and the range not wrapping around the address space (the
+// C API checks them). InvalidArgument: a range that overlaps one registered
+// before, or memory the driver cannot lock (not mapped in this process);
+// CudaUnavailable without a CUDA device.
 void register_host(void* p, std::uint64_t bytes);
 
-// Unlocks the range that register_host(p, ...) locked (p: its start).
-// InvalidArgument: p null or not the start of a registered range, or a
+// Unlocks the range that register_host(p, ...) locked (p: its start, not
+// null). InvalidArgument: p not the start of a registered range, or a
 // computation writing into the range now (its lease, below, is alive).
 void unregister_host(void* p);
 
