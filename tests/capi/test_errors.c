@@ -12,18 +12,9 @@
 #include <cmocka.h>
 
 #include "mpcf/mpcf.h"
+#include "expect_error.h"
 
 #define SENTINEL ((mpcf_pcfs*)(uintptr_t)0x1234)
-
-static void expect_error(mpcf_status got, mpcf_status want, const char* needle) {
-  if (got != want) {
-    fail_msg("status %s, expected %s (message: %s)", mpcf_status_name(got), mpcf_status_name(want),
-             mpcf_last_error_message());
-  }
-  const char* msg = mpcf_last_error_message();
-  assert_non_null(msg);
-  if (needle && !strstr(msg, needle)) fail_msg("message '%s' lacks '%s'", msg, needle);
-}
 
 /* Two valid functions [(0,1),(1,0)] and [(0,2),(2,0)]. */
 static const uint64_t OFF[3] = {0, 2, 4};

@@ -34,6 +34,7 @@
 #include <cmocka.h>
 
 #include "mpcf/mpcf.h"
+#include "expect_error.h"
 
 #define SENTINEL ((mpcf_pcfs*)(uintptr_t)0x1234)
 
@@ -50,16 +51,6 @@ static int remove_dir(void** s) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   return system(cmd) == 0 ? 0 : -1;
-}
-
-static void expect_error(mpcf_status got, mpcf_status want, const char* needle) {
-  if (got != want) {
-    fail_msg("status %s, expected %s (message: %s)", mpcf_status_name(got), mpcf_status_name(want),
-             mpcf_last_error_message());
-  }
-  if (needle && !strstr(mpcf_last_error_message(), needle)) {
-    fail_msg("message '%s' lacks '%s'", mpcf_last_error_message(), needle);
-  }
 }
 
 static void ok(mpcf_status s) {

@@ -19,17 +19,9 @@
 #include <cmocka.h>
 
 #include "mpcf/mpcf.h"
+#include "expect_error.h"
 
 static int bad_env = 0;
-
-static void expect_error(mpcf_status got, mpcf_status want, const char* needle) {
-  if (got != want) {
-    fail_msg("status %s, expected %s (message: %s)", mpcf_status_name(got), mpcf_status_name(want),
-             mpcf_last_error_message());
-  }
-  const char* msg = mpcf_last_error_message();
-  if (needle && !strstr(msg, needle)) fail_msg("message '%s' lacks '%s'", msg, needle);
-}
 
 /* Runs first: nothing has read the environment variable before. */
 static void test_initial_limit_from_environment(void** s) {

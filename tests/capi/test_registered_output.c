@@ -19,16 +19,8 @@
 #include <cmocka.h>
 
 #include "mpcf/mpcf.h"
+#include "expect_error.h"
 #include "reference.h"
-
-static void expect_error(mpcf_status got, mpcf_status want, const char* needle) {
-  if (got != want) {
-    fail_msg("status %s, expected %s (message: %s)", mpcf_status_name(got), mpcf_status_name(want),
-             mpcf_last_error_message());
-  }
-  const char* msg = mpcf_last_error_message();
-  if (needle && !strstr(msg, needle)) fail_msg("message '%s' lacks '%s'", msg, needle);
-}
 
 static int have_device(void) { return mpcf_has_cuda() && mpcf_cuda_device_count() > 0; }
 

@@ -17,18 +17,9 @@
 #include <cmocka.h>
 
 #include "mpcf/mpcf.h"
+#include "expect_error.h"
 
 #define SENTINEL ((mpcf_pcfs*)(uintptr_t)0x1234)
-
-static void expect_error(mpcf_status got, mpcf_status want, const char* needle) {
-  if (got != want) {
-    fail_msg("status %s, expected %s (message: %s)", mpcf_status_name(got), mpcf_status_name(want),
-             mpcf_last_error_message());
-  }
-  if (needle && !strstr(mpcf_last_error_message(), needle)) {
-    fail_msg("message '%s' lacks '%s'", mpcf_last_error_message(), needle);
-  }
-}
 
 static void ok(mpcf_status s) {
   if (s != MPCF_OK) fail_msg("%s: %s", mpcf_status_name(s), mpcf_last_error_message());
