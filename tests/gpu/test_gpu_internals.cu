@@ -622,15 +622,27 @@ void test_upload_subset_reindexes_offsets(void**) {
 // With bounds (host arrays, row i's at rowBounds[i * rowStride], column j's
 // at colBounds[j * colStride]; colBounds empty: none), the kernels get them
 // as PairBounds (pair_bounds.hpp) from device copies.
+//
+// binned: with bin lower bounds (PcfBlockOp::enable_bin_bounds, where the
+// operation has them); `bins`, when given, receives the spec and the bins
+// and norms of the sorted rows with the block's row order.
+struct BinsSeen {
+  BinSpec spec;
+  std::vector<float> rowBins;  // bin s of sorted row r at s * rows + r
+  std::vector<float> rowNorm;
+  std::vector<std::uint32_t> rowOrder;
+};
 template <typename T, typename OpT>
 std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSkipMode skip,
                               OpT fn, Window<T> window, PcfKernel kernel,
                               const std::vector<T>* rowBounds = nullptr, std::uint64_t rowStride = 0,
                               const std::vector<T>* colBounds = nullptr,
-                              std::uint64_t colStride = 0) {
+                              std::uint64_t colStride = 0, bool binned = false,
+                              BinsSeen* bins = nullptr) {
   auto data = cuda_data_of<T>(collection_of<T>(P));
   PcfBlockOp<T, OpT> op(data, data, fn, window, skip);
   op.set_kernel(kernel);
+  if (binned) op.enable_bin_bounds();
   BlockScheduler::Config c;
   c.nRows = P.n();
   c.nCols = P.n();
@@ -664,6 +676,25 @@ std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSki
   assert_int_equal(cudaMemcpyAsync(host.data(), out.data(), out.bytes(), cudaMemcpyDeviceToHost,
                                    ctx.compute_stream()), cudaSuccess);
   assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
+  if (bins && storage.binSpec.enabled()) {
+    // The layout in bin_bounds.cuh: rows' bins first (stride: maxRows
+    // rounded up to BinGeometry::kTile), then columns', rows' norms.
+    const std::size_t K = BinGeometry::kTile;
+    const std::size_t rs = (storage.maxRows + K - 1) / K * K;
+    const std::size_t cs = (storage.maxTiles * PcfTileGeometry::kTileCols + K - 1) / K * K;
+    const std::size_t S = storage.binSpec.bins, nr = block.n_rows();
+    std::vector<float> all(storage.slots[0].bins.size());
+    assert_int_equal(cudaMemcpy(all.data(), storage.slots[0].bins.data(), all.size() * sizeof(float),
+                                cudaMemcpyDeviceToHost), cudaSuccess);
+    bins->spec = storage.binSpec;
+    bins->rowBins.assign(S * nr, 0.0f);
+    for (std::size_t b = 0; b < S; ++b) {
+      for (std::size_t r = 0; r < nr; ++r) bins->rowBins[b * nr + r] = all[b * rs + r];
+    }
+    const std::size_t normAt = S * (rs + cs);
+    bins->rowNorm.assign(all.begin() + normAt, all.begin() + normAt + nr);
+    bins->rowOrder = storage.slots[0].plan.rowOrder;
+  }
   return host;
 }
 
@@ -888,6 +919,11 @@ std::vector<BlockCase> selection_cases(std::size_t n, TriangleSkipMode byIndexSk
           {{{n / 2, n - 1}, {0, n / 2 - 1}, 0}, TriangleSkipMode::None}};
 }
 
+// Pairs ruled out by bin bounds (+inf where the exact value is finite) and
+// pairs computed with bin bounds, [float64, float32].
+std::size_t g_binSkipped[2] = {0, 0};
+std::size_t g_binPairs[2] = {0, 0};
+
 template <typename T, typename OpT>
 void check_pruned_op(const Pcfs& P, const char* what, OpT fn, Op op, bool prunable,
                      std::size_t& pruned, std::size_t& pairs) {
@@ -930,29 +966,39 @@ void check_pruned_op(const Pcfs& P, const char* what, OpT fn, Op op, bool prunab
       }
       for (int withCols = 1; withCols >= 0; --withCols) {
         for (const PcfKernel kernel : kernels) {
+         for (const bool binned : {false, true}) {
           const std::vector<T> got = run_block_with<T>(P, cs.block, cs.skip, fn, w, kernel, &rowB,
-                                                       3, withCols ? &colB : &none, 2);
+                                                       3, withCols ? &colB : &none, 2, binned);
           std::size_t stopped = 0;
           for (std::size_t e = 0; e < nr * nc; ++e) {
             if (std::memcmp(&exact[e], &got[e], sizeof(T)) == 0) continue;
             const std::size_t r = e / nc, c = e % nc;
             const T br = rowB[r * 3], bc = withCols ? colB[c * 2] : -inf;
-            const bool allowed = prunable && kernel != PcfKernel::Ring && kept[e] &&
-                                 !std::isnan(br) && !std::isnan(bc) && got[e] > br &&
-                                 got[e] > bc && got[e] <= exact[e];
-            if (!allowed) {
-              fail_msg("%s, %s, %s, %s, block rows %zu.., pair (%zu, %zu)%s: got %.17g, exact "
+            const bool bounded = prunable && kept[e] && !std::isnan(br) && !std::isnan(bc);
+            // A stopped walk: above both bounds, at most the exact value.
+            const bool stop = bounded && kernel != PcfKernel::Ring && got[e] > br &&
+                              got[e] > bc && got[e] <= exact[e];
+            // Ruled out by its bin bound: +inf, only where the exact value
+            // is above both bounds.
+            const bool skip = bounded && binned && got[e] == inf && exact[e] > br &&
+                              exact[e] > bc;
+            if (!stop && !skip) {
+              fail_msg("%s, %s, %s, %s%s, block rows %zu.., pair (%zu, %zu)%s: got %.17g, exact "
                        "%.17g, bounds %.17g / %.17g",
                        what, op_name(op).c_str(), dtype_name<T>(), kernel_name(kernel),
-                       cs.block.rows.first, r, c, withCols ? "" : " (rows only)", double(got[e]),
-                       double(exact[e]), double(br), double(bc));
+                       binned ? " with bin bounds" : "", cs.block.rows.first, r, c,
+                       withCols ? "" : " (rows only)", double(got[e]), double(exact[e]),
+                       double(br), double(bc));
             }
+            if (skip && exact[e] != inf) ++g_binSkipped[sizeof(T) == 4];
             ++stopped;
           }
-          if (prunable && kernel != PcfKernel::Ring) {
+          if (binned && op == Op::L1) g_binPairs[sizeof(T) == 4] += nr * nc;
+          if (prunable && kernel != PcfKernel::Ring && !binned) {
             pruned += stopped;
             pairs += nr * nc;
           }
+         }
         }
       }
     }
@@ -990,10 +1036,155 @@ void test_pruned_walks_stop_only_above_their_bounds(void**) {
                 n64);
     if (count) assert_true(p32 > n32 / 20 && p64 > n64 / 20);
   };
+  g_binSkipped[0] = g_binSkipped[1] = 0;
+  g_binPairs[0] = g_binPairs[1] = 0;
   both(random, random, "random", true);
+  // Bin bounds (L1 only) must rule out some pairs of the random functions
+  // (a test that fails when they are ignored).
+  std::printf("ruled out by bin bounds, random: float32 %zu of %zu, float64 %zu of %zu\n",
+              g_binSkipped[1], g_binPairs[1], g_binSkipped[0], g_binPairs[0]);
+  assert_true(g_binSkipped[1] > g_binPairs[1] / 50 && g_binSkipped[0] > g_binPairs[0] / 50);
   if (small_mode()) return;
   both(tied, tied, "tied", true);
   both(huge32, huge64, "huge values", false);
+}
+
+// Bin bounds (bin_bounds.hpp) never rule out a pair whose walk value is not
+// above its bound. Nested functions f_i = base + 0.37 i bump (bump >= 0,
+// shared breakpoints, last values 0): f_i - f_j keeps one sign, so in exact
+// arithmetic the bin sum of every pair equals its L1 distance (over the
+// whole line and in a window inside the span). Each row's bound is its
+// largest exact walk value in the block (columns [0, n - 1 - k]): every pair
+// is open (so the bound kernel adds all bins: no early stop) and the pair
+// at the bound is tight, where rounding alone decides: the margins must
+// keep it (built with c1 = 1, c2 = c3 = 0 this test fails on the GPU: a
+// tight pair gets +inf; a NumPy emulation of both float sums puts the bin
+// sum above the walk's value for 430 of the 1,560 pairs). The bins are checked against
+// prefix integrals in long double, the norms against the bins.
+template <typename T>
+void check_tight_pairs(std::uint64_t seed) {
+  Rng rng(seed);
+  const std::size_t n = small_mode() ? 24 : 40, M = 40;
+  std::vector<double> times(M), base(M), bump(M);
+  double t = -1.0;
+  for (std::size_t k = 0; k < M; ++k) {
+    times[k] = t;
+    t += 0.05 + 0.95 * rng.uniform();
+    base[k] = 10 * rng.uniform();
+    bump[k] = rng.uniform();
+  }
+  base[M - 1] = bump[M - 1] = 0;
+  Pcfs P;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> v(M);
+    for (std::size_t k = 0; k < M; ++k) v[k] = base[k] + 0.37 * double(i) * bump[k];
+    P.add(times, v);
+  }
+  const BlockInfo whole{{0, n - 1}, {0, n - 1}, 0};
+  const std::vector<T> none;
+  std::size_t checkedBins = 0;
+  for (const Window<T> w : {Window<T>::whole_line(), Window<T>{T(-0.5), T(12)}}) {
+    const std::vector<T> exact = run_block_with<T>(P, whole, TriangleSkipMode::None,
+                                                   OperationL1Dist<T>{}, w, PcfKernel::Tiled);
+    for (std::size_t j = 0; j < 4; ++j) {
+      const std::size_t nc = n - j;  // columns [0, nc)
+      std::vector<T> rowB(n, T(0)), want(n * nc);
+      for (std::size_t r = 0; r < n; ++r) {
+        for (std::size_t c = 0; c < nc; ++c) {
+          want[r * nc + c] = exact[r * n + c];
+          rowB[r] = std::max(rowB[r], exact[r * n + c]);
+        }
+      }
+      BinsSeen bins;
+      const std::vector<T> got = run_block_with<T>(
+          P, BlockInfo{{0, n - 1}, {0, nc - 1}, 0}, TriangleSkipMode::None, OperationL1Dist<T>{},
+          w, PcfKernel::Auto, &rowB, 1, &none, 0, true, &bins);
+      assert_true(bins.spec.enabled());
+      for (std::size_t e = 0; e < n * nc; ++e) {
+        if (std::memcmp(&got[e], &want[e], sizeof(T)) != 0) {
+          fail_msg("%s, window [%g, %g]: pair (%zu, %zu), exact %.17g, its row's bound %.17g: "
+                   "got %.17g",
+                   dtype_name<T>(), double(w.a), double(w.b), e / nc, e % nc, double(want[e]),
+                   double(rowB[e / nc]), double(got[e]));
+        }
+      }
+      if (j > 0) continue;
+      // The bins of every row: F_s = P(e_{s+1}) - P(e_s), P the prefix
+      // integral of the function as stored (values rounded to T).
+      const std::size_t S = bins.spec.bins;
+      for (std::size_t r = 0; r < n; ++r) {
+        const std::size_t f = bins.rowOrder[r];
+        auto prefix = [&](long double x) {
+          long double sum = 0;
+          for (std::size_t k = 0; k < M; ++k) {
+            const long double tk = static_cast<T>(P.t[P.offsets[f] + k]);
+            const long double vk = static_cast<T>(P.v[P.offsets[f] + k]);
+            const long double next =
+                k + 1 < M ? static_cast<long double>(static_cast<T>(P.t[P.offsets[f] + k + 1]))
+                          : std::numeric_limits<long double>::infinity();
+            if (x <= tk) break;
+            sum += vk * ((x < next ? x : next) - tk);
+          }
+          return sum;
+        };
+        double absSum = 0;
+        for (std::size_t b = 0; b < S; ++b) {
+          const double x = bins.spec.lo + double(b) * bins.spec.width;
+          const double y = bins.spec.lo + double(b + 1) * bins.spec.width;
+          const long double integral = prefix(y) - prefix(x);
+          const float have = bins.rowBins[b * n + r];
+          absSum += std::fabs(double(have));
+          if (std::fabs(static_cast<long double>(have) - integral) >
+              0x1p-23L * std::fabs(integral) + 1e-12L) {
+            fail_msg("%s: bin %zu of function %zu is %.9g, its integral %.17Lg", dtype_name<T>(),
+                     b, f, double(have), integral);
+          }
+          ++checkedBins;
+        }
+        const double norm = bins.rowNorm[r];
+        if (!(norm >= absSum && norm <= absSum * (1 + 1e-6) + 1e-30)) {
+          fail_msg("%s: norm %.9g of function %zu, bins' absolute sum %.17g", dtype_name<T>(),
+                   norm, f, absSum);
+        }
+      }
+    }
+  }
+  assert_true(checkedBins > 0);
+}
+
+// Bounds far below every distance: every selected pair is ruled out (+inf;
+// thread blocks of the bound kernel whose pairs are all ruled out after
+// their first bins stop there), none is walked, and the pairs the block
+// does not compute keep the zeros they had.
+void test_bin_bounds_rule_out_every_pair(void**) {
+  Rng rng(91);
+  RandomSpec spec;
+  spec.n = small_mode() ? 150 : 300;
+  spec.minM = 20;
+  spec.maxM = 60;
+  const Pcfs P = random_pcfs(rng, spec);
+  const std::size_t n = P.n();
+  const BlockInfo whole{{0, n - 1}, {0, n - 1}, 0};
+  std::vector<float> rowB(n, 1e-6f);
+  const std::vector<float> none;
+  const std::vector<float> got =
+      run_block_with<float>(P, whole, TriangleSkipMode::LowerTriangleSkipDiag,
+                            OperationL1Dist<float>{}, Window<float>::whole_line(), PcfKernel::Auto,
+                            &rowB, 1, &none, 0, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const float want = i > j ? std::numeric_limits<float>::infinity() : 0.0f;
+      if (got[i * n + j] != want) {
+        fail_msg("pair (%zu, %zu): %.9g, expected %.9g", i, j, double(got[i * n + j]),
+                 double(want));
+      }
+    }
+  }
+}
+
+void test_bin_bounds_keep_pairs_at_their_bound(void**) {
+  check_tight_pairs<float>(5);
+  check_tight_pairs<double>(6);
 }
 
 // PcfBlockOp::launch_shape: which kernel and staging a launch gets, on a
@@ -1568,6 +1759,8 @@ int main(int, char** argv) {
       cmocka_unit_test(test_kernel_triangle_skip_modes),
       cmocka_unit_test(test_ring_kernel_same_bits_as_tiled),
       cmocka_unit_test(test_pruned_walks_stop_only_above_their_bounds),
+      cmocka_unit_test(test_bin_bounds_keep_pairs_at_their_bound),
+      cmocka_unit_test(test_bin_bounds_rule_out_every_pair),
       cmocka_unit_test(test_launch_shapes),
       cmocka_unit_test(test_float32_inner_product_redo_in_every_kernel),
       cmocka_unit_test(test_knn_pipeline_passes_pair_bounds),

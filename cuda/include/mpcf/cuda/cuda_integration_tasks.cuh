@@ -155,6 +155,10 @@ class CudaBlockTask final : public Work {
     const auto planStart = std::chrono::steady_clock::now();
     consumer_->prepare(plane_);
     auto stage = make_stage<T>(*consumer_, plane_);
+    // Bin lower bounds for the consumers that give bounds (PcfBlockOp).
+    if constexpr (requires { blockOp_.enable_bin_bounds(); }) {
+      if (cfg_.binBounds && stage->gives_bounds()) blockOp_.enable_bin_bounds();
+    }
     BlockPlan plan = plan_blocks(
         blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_,
         [&](std::size_t mr, std::size_t mc) { return stage->device_bytes(mr, mc); });

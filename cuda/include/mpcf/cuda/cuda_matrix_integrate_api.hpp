@@ -63,6 +63,10 @@ struct CudaExecutionConfig {
   // starts while the other's last thread blocks finish). false: one stream
   // (kept to measure the difference).
   bool overlapBlocks = true;
+  // A kNN of L1 distances between PCFs rules out pairs by their bin lower
+  // bounds before walking them (bin_bounds.hpp; same results). false: only
+  // the walks stop early (kept to measure the difference).
+  bool binBounds = true;
 };
 
 // The GPU work of a request: its plane computed block by block on the

@@ -69,6 +69,11 @@ struct PcfTileGeometry {
   static constexpr std::uint32_t kTileCols = 16;    // columns per tile = threads per row group
   static constexpr std::uint32_t kMaxThreads = 1024;
   static constexpr std::uint32_t kRowPasses = 4;    // rows each thread walks per thread block
+  // Binned launches: up to kBinnedRowPasses rows per thread (most rows are
+  // skipped); their row list (a count, then 16-bit offsets) after the
+  // shared memory of the launch.
+  static constexpr std::uint32_t kBinnedRowPasses = 16;
+  static constexpr std::uint32_t kBinnedListBytes = 16 + 2 * (kMaxThreads / kTileCols) * kBinnedRowPasses;
   static constexpr std::uint32_t kLayoutThreads = 256;
 };
 
@@ -110,6 +115,13 @@ struct TiledBlockArgs {
   // pcf_tiled_kernel<..., Prune = true>: the bounds above which a pair's
   // value is not needed (pair_bounds.hpp). Unused otherwise.
   PairBounds<T> bounds;
+  // pcf_tiled_kernel<..., Binned = true>: the (sorted row, tile) masks of
+  // pcf_bin_bound_kernel (bin_bounds.cuh), mask[r * binMaskStride + q], bit
+  // c % kTileCols set when the pair must be walked; the thread block's list
+  // of rows to walk at rowListOffset bytes in its dynamic shared memory.
+  const std::uint16_t* binMask;
+  std::uint32_t binMaskStride;
+  std::uint32_t rowListOffset;
 };
 
 // Where one sorted function of the block comes from and goes to (layout).
@@ -492,6 +504,39 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
   if (lane == 0) args.colFast[slot] = ok ? 1u : 0u;
 }
 
+namespace detail {
+// The rows of [rBegin, rEnd) whose mask in a tile of [q, qEnd) is not zero,
+// as offsets from rBegin, into the list at `at` + 16 (their count at `at`);
+// all threads of the block, with barriers. Returns the count.
+template <typename T>
+__device__ std::uint32_t binned_rows(const TiledBlockArgs<T>& args, std::uint32_t q,
+                                     std::uint32_t qEnd, std::uint32_t rBegin, std::uint32_t rEnd,
+                                     unsigned char* at) {
+  auto* count = reinterpret_cast<std::uint32_t*>(at);
+  auto* list = reinterpret_cast<std::uint16_t*>(at + 16);
+  if (threadIdx.x == 0) *count = 0;
+  __syncthreads();
+  const std::uint32_t n = rEnd - rBegin;
+  const std::uint32_t lane = threadIdx.x % 32;
+  for (std::uint32_t t0 = 0; t0 < n; t0 += blockDim.x) {
+    const std::uint32_t t = t0 + threadIdx.x;
+    bool alive = false;
+    if (t < n) {
+      for (std::uint32_t u = q; u < qEnd; ++u) {
+        alive = alive || args.binMask[std::uint64_t(rBegin + t) * args.binMaskStride + u] != 0;
+      }
+    }
+    const std::uint32_t bits = __ballot_sync(0xffffffffu, alive);
+    std::uint32_t base = 0;
+    if (lane == 0 && bits != 0) base = atomicAdd(count, static_cast<std::uint32_t>(__popc(bits)));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (alive) list[base + __popc(bits & ((1u << lane) - 1u))] = static_cast<std::uint16_t>(t);
+  }
+  __syncthreads();
+  return *count;
+}
+}  // namespace detail
+
 // See the file comment. Launch: blockDim.x a multiple of 32 (at most
 // kMaxThreads), gridDim.x = ceil(tileCount / warpTiles) * ceil(nRows /
 // rowsPerBlock), dynamic shared memory = the launch's largest warpTiles
@@ -506,8 +551,14 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
 // Prune (MonotoneFold operations, args.bounds set): a pair's walk stops
 // once its partial value exceeds the pair's bound, and that partial value
 // is written (pair_bounds.hpp).
+//
+// Binned (with Prune; args.binMask from pcf_bin_bound_kernel, launched
+// before on the same stream): the thread block first lists the rows of its
+// chunk with a pair left in its tiles (dynamic shared memory at
+// args.rowListOffset: kBinnedListBytes) and its row groups walk those rows
+// only, each thread only its pairs left; the others already hold +inf.
 template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
-          bool SharedRows = false, bool Prune = false>
+          bool SharedRows = false, bool Prune = false, bool Binned = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
@@ -518,6 +569,7 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   static_assert(!SharedRows || (Staged && SymmetricIntegrand<Op>::value),
                 "shared rows: staged tiles and a symmetric integrand (walk_pair_shared)");
   static_assert(!Prune || (MonotoneFold<Op>::value && !Redo), "pruned walks: MonotoneFold");
+  static_assert(!Binned || Prune, "bin bounds come with pruned walks");
 
   if constexpr (Redo) {
     if (*args.redo == 0) return;
@@ -530,6 +582,15 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
 
   const Point* tiles;
   extern __shared__ __align__(16) unsigned char stagingRaw[];
+  // Binned: the rows of the chunk with a pair left to walk in the tiles
+  // (none: the thread block has nothing to do, uniformly).
+  std::uint32_t rowCount = 0;
+  if constexpr (Binned) {
+    rowCount = detail::binned_rows(args, q, qEnd, rBegin, rEnd, stagingRaw + args.rowListOffset);
+    if (rowCount == 0) return;
+  }
+  const std::uint16_t* rowList =
+      reinterpret_cast<const std::uint16_t*>(stagingRaw + args.rowListOffset + 16);
   if constexpr (Staged) {
     tiles = detail::stage_tile(args, q, qEnd, stagingRaw);
   } else {
@@ -554,8 +615,11 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
   // SharedRows (warpTiles = 2: a warp is a row group): the warp's buffer.
   AP* rowBuffer = reinterpret_cast<AP*>(stagingRaw + args.rowBufferOffset) +
                   (threadIdx.x / 32) * args.rowBufferPoints;
+  // Binned: the k-th row of the list, else the chunk's rows in order.
 #pragma unroll 1
-  for (std::uint32_t r = rBegin + threadIdx.x / groupSize; r < rEnd; r += groups) {
+  for (std::uint32_t k = (Binned ? 0u : rBegin) + threadIdx.x / groupSize;
+       k < (Binned ? rowCount : rEnd); k += groups) {
+    const std::uint32_t r = Binned ? rBegin + rowList[k] : k;
     const std::uint32_t i = args.rowOrder[r];
     const std::uint32_t fBegin = args.rowOffsets[r];
     const std::uint32_t nf = args.rowOffsets[r + 1] - fBegin - 1;
@@ -570,6 +634,11 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
       if (padding) continue;
     }
     if (!detail::pair_selected(args, skipDiag, r, c, i, j)) continue;
+    if constexpr (Binned) {
+      // Ruled out by its bin bound (pcf_bin_bound_kernel wrote +inf).
+      const std::uint16_t bits = args.binMask[std::uint64_t(r) * args.binMaskStride + q + sub];
+      if (((bits >> (lane % C)) & 1u) == 0) continue;
+    }
     if constexpr (Redo) {
       if (isfinite(*detail::pair_output(args, i, j))) continue;
     }

@@ -93,6 +93,9 @@ class GpuBlockStage {
   // The bounds above which the block's values are not needed exactly, on
   // this GPU (device pointers valid until finish_device); none by default.
   virtual PairBounds<T> pair_bounds(const DeviceState&, const BlockInfo&) const { return {}; }
+  // Whether pair_bounds gives bounds (the BlockOp then prepares for them
+  // before the memory is planned).
+  virtual bool gives_bounds() const { return false; }
   // slot: 0 or 1, alternating between consecutive blocks of one GPU; its
   // buffers are not reused before the pipeline has consumed the download.
   virtual Download enqueue(DeviceState& state, const BlockInfo& block, T* deviceBlock,

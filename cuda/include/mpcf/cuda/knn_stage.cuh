@@ -76,6 +76,7 @@ class KnnStage final : public GpuBlockStage<T> {
 
   BlockOrder order() const override { return BlockOrder::RowMajor; }
   bool needs_zeroed_block() const override { return false; }
+  bool gives_bounds() const override { return true; }
   std::size_t max_line_bytes(const BlockScheduler&) const override { return 1; }
 
   struct State final : DeviceState {

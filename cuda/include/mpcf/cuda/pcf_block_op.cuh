@@ -52,6 +52,7 @@
 #include "mpcf/core/block_scheduler.hpp"
 #include "mpcf/core/errors.hpp"
 #include "mpcf/core/walk.hpp"
+#include "mpcf/cuda/bin_bounds.cuh"
 #include "mpcf/cuda/block_layout_plan.hpp"
 #include "mpcf/cuda/block_op.cuh"
 #include "mpcf/cuda/cuda_context.cuh"
@@ -94,6 +95,10 @@ class PcfBlockOp {
     DeviceArray<Point> tiles;
     DeviceArray<std::uint32_t> fast;  // per sorted row, then per column slot (layout kernel)
     DeviceArray<std::uint32_t> redo;  // FloatFirst<Op>: TiledBlockArgs::redo
+    // With bin bounds (enable_bin_bounds): the bins of the sorted rows and
+    // column slots (bin-major), their norms, and the (row, tile) masks.
+    DeviceArray<float> bins;
+    DeviceArray<std::uint16_t> mask;
     BlockLayoutPlan plan;
   };
   struct GpuStorage {
@@ -105,6 +110,7 @@ class PcfBlockOp {
     PinnedStagingRing<std::uint32_t, kSlots> metaHost;
     std::size_t maxRows = 0;
     std::size_t maxTiles = 0;
+    BinSpec binSpec;  // the op's at init_gpu_storage
     std::size_t sharedPerBlock = 0;  // opt-in limit
     std::size_t sharedPerSm = 0;
     std::uint64_t smCount = 1;
@@ -144,6 +150,45 @@ class PcfBlockOp {
   BlockOrder output_order() const noexcept { return order_; }
   void set_kernel(PcfKernel kernel) noexcept { kernel_ = kernel; }
   PcfKernel kernel() const noexcept { return kernel_; }
+
+  // Bin lower bounds (bin_bounds.hpp) for a consumer that gives bounds (a
+  // kNN): the L1 distance only, where the span of the functions allows;
+  // call before planning the GPU memory (gpu_storage_bytes counts them).
+  // Returns whether they are on. One pass over the first and last
+  // breakpoints of both collections.
+  bool enable_bin_bounds() {
+    bins_ = BinSpec{};
+    if constexpr (std::is_same_v<KernelOpType, OperationL1Dist<T>>) {
+      double lo = std::numeric_limits<double>::infinity();
+      double hi = -lo;
+      std::uint64_t points = 0, functions = 0, longest[2] = {0, 0};
+      bool finite = true;
+      int side = 0;
+      for (const DataManager* m : {&rows(), &cols()}) {
+        const auto& h = m->host();
+        for (std::size_t k = 0; k < h.count(); ++k) {
+          const std::uint64_t len = h.size_of(k);
+          points += len;
+          longest[side] = std::max(longest[side], len);
+          if (len == 0) continue;
+          const double first = static_cast<double>(h.data_of(k)[0].t);
+          const double last = static_cast<double>(h.data_of(k)[len - 1].t);
+          finite = finite && std::isfinite(first) && std::isfinite(last);
+          lo = std::min(lo, first);
+          hi = std::max(hi, last);
+        }
+        functions += h.count();
+        ++side;
+      }
+      if (!finite || functions == 0) return false;
+      lo = std::max(lo, static_cast<double>(window_.a));
+      hi = std::min(hi, static_cast<double>(window_.b));
+      bins_ = make_bin_spec<T>(lo, hi, double(points) / double(functions),
+                               longest[0] + longest[1] + 3);
+    }
+    return bins_.enabled();
+  }
+  const BinSpec& bin_spec() const noexcept { return bins_; }
 
   // Ring groups per thread block of `kernel` for a launch whose largest
   // tile takes tileBytes (0: pcf_tiled_kernel, staged or not); Auto: the
@@ -256,7 +301,8 @@ class PcfBlockOp {
     const std::uint64_t flags = maxRows + layout_tiles(maxCols, kTileCols) * kTileCols;
     const std::uint64_t redo = FloatFirst<Op>::value ? 1 : 0;
     const std::uint64_t perSlot =
-        layout + (meta_count(maxRows, maxCols) + flags + redo) * sizeof(std::uint32_t);
+        layout + (meta_count(maxRows, maxCols) + flags + redo) * sizeof(std::uint32_t) +
+        bin_bytes(maxRows, layout_tiles(maxCols, kTileCols));
     return inputs_.device_bytes(maxRows, maxCols, resident, slots) +
            static_cast<std::uint64_t>(slots) * perSlot;
   }
@@ -299,7 +345,12 @@ class PcfBlockOp {
           static_cast<std::size_t>(layout_tile_points(cols(), maxCols, longestCol_, kTileCols)));
       slot.fast = ctx.allocate<std::uint32_t>(maxRows + s.maxTiles * C);
       if constexpr (FloatFirst<Op>::value) slot.redo = ctx.allocate<std::uint32_t>(1);
+      if (bins_.enabled()) {
+        slot.bins = ctx.allocate<float>(bin_floats(maxRows, s.maxTiles));
+        slot.mask = ctx.allocate<std::uint16_t>(maxRows * s.maxTiles);
+      }
     }
+    s.binSpec = bins_;
     allow_shared_memory(s.sharedPerBlock);
     return s;
   }
@@ -394,6 +445,33 @@ class PcfBlockOp {
           colsOnly, src.colElements, slot.rowPoints.data(), slot.tiles.data());
       MPCF_CUDA_CHECK_LAUNCH();
     }
+    if (s.binSpec.enabled()) {
+      // The bins of the same functions, one warp each (rows, then slots).
+      const BinArgs b = bin_args(s, slot);
+      if (src.one_source()) {
+        const std::uint32_t items = la.nRows + la.nColSlots;
+        pcf_bins_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
+                             stream>>>(la, src.rowElements, b);
+        MPCF_CUDA_CHECK_LAUNCH();
+      } else {
+        LayoutArgs rowsOnly = la;
+        rowsOnly.nColSlots = 0;
+        if (la.nRows > 0) {
+          pcf_bins_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
+                               0, stream>>>(rowsOnly, src.rowElements, b);
+          MPCF_CUDA_CHECK_LAUNCH();
+        }
+        LayoutArgs colsOnly = la;
+        colsOnly.srcOffsets = src.colOffsets;
+        colsOnly.nRows = 0;
+        if (la.nColSlots > 0) {
+          pcf_bins_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
+                               PcfTileGeometry::kLayoutThreads, 0, stream>>>(
+              colsOnly, src.colElements, b);
+          MPCF_CUDA_CHECK_LAUNCH();
+        }
+      }
+    }
   }
 
   void launch_block(const GpuStorage& s, const BlockInfo& block, T* gpuOutput,
@@ -438,6 +516,20 @@ class PcfBlockOp {
     const bool wholeLine = window_.is_whole_line();
     constexpr bool kCanPrune = MonotoneFold<Op>::value && !FloatFirst<Op>::value;
     const bool prune = kCanPrune && bounds.any();
+    // Bin bounds: pcf_bin_bound_kernel first rules out what it can (+inf in
+    // the output) and leaves the (row, tile) masks for the binned walks.
+    const bool binned = prune && s.binSpec.enabled();
+    const std::uint32_t listBytes = binned ? G::kBinnedListBytes : 0;
+    if (binned) {
+      const BinArgs b = bin_args(s, slot);
+      args.binMask = b.mask;
+      args.binMaskStride = b.maskStride;
+      const std::uint32_t colSlots = p.nTiles * G::kTileCols;
+      const dim3 grid((colSlots + BinGeometry::kTile - 1) / BinGeometry::kTile,
+                      (p.nRows + BinGeometry::kTile - 1) / BinGeometry::kTile);
+      pcf_bin_bound_kernel<T><<<grid, BinGeometry::kThreads, 0, stream>>>(args, b, colSlots);
+      MPCF_CUDA_CHECK_LAUNCH();
+    }
     // A FloatFirst operation: its float attempt in the kernels below, then
     // a redo launch after each for the pairs it could not compute (see
     // L2InnerProductFloatAcc).
@@ -450,7 +542,9 @@ class PcfBlockOp {
 
     std::uint32_t q = 0;
     for (const std::uint32_t end : p.launchEnds) {
-      const LaunchShape shape = launch_shape(kernel_, p, q, end, s.sharedPerBlock, s.sharedPerSm);
+      const LaunchShape shape =
+          launch_shape(kernel_, p, q, end, s.sharedPerBlock - (binned ? listBytes + 16 : 0),
+                       s.sharedPerSm);
       const bool staged = shape.sharedTiles > 0;
       const bool sharedRows = shape.rowBufferPoints > 0;
       const std::uint32_t ringGroups = shape.ringGroups;
@@ -460,10 +554,13 @@ class PcfBlockOp {
                                                  : 256;
       // Dynamic shared memory: the rings, then the launch's largest tiles,
       // then the warps' row buffers.
-      const std::size_t smem =
+      const std::size_t used =
           static_cast<std::size_t>(shape.sharedTiles) +
           std::size_t(ringGroups) * PcfRingGeometry::ring_bytes<T>() +
           std::size_t(threads / 32) * shape.rowBufferPoints * sizeof(Point);
+      // Binned: the row list after the rest (16-byte aligned).
+      args.rowListOffset = static_cast<std::uint32_t>((used + 15) / 16 * 16);
+      const std::size_t smem = binned ? args.rowListOffset + listBytes : used;
       args.tileBegin = q;
       args.tileCount = end - q;
       args.warpTiles = shape.warpTiles;
@@ -477,8 +574,9 @@ class PcfBlockOp {
       std::uint64_t resident = 2048 / threads;
       if (staged) resident = std::min<std::uint64_t>(resident, shared_blocks_per_sm(smem, s.sharedPerSm));
       const std::uint64_t concurrent = std::max<std::uint64_t>(1, resident) * s.smCount;
-      const std::uint64_t passes = std::clamp<std::uint64_t>(
-          std::uint64_t(p.nRows) * units / (16 * concurrent * groups), 1, G::kRowPasses);
+      const std::uint64_t passes =
+          std::clamp<std::uint64_t>(std::uint64_t(p.nRows) * units / (16 * concurrent * groups), 1,
+                                    binned ? G::kBinnedRowPasses : G::kRowPasses);
       args.rowsPerBlock = groups * static_cast<std::uint32_t>(passes);
       const std::uint64_t chunks = (p.nRows + args.rowsPerBlock - 1) / args.rowsPerBlock;
       const std::uint64_t grid = chunks * units;
@@ -497,7 +595,9 @@ class PcfBlockOp {
           else launch(pcf_ring_kernel<true, T, KernelOp>, kernelOp, smem);
         }
       } else if (prune) {
-        if constexpr (kCanPrune) launch_pruned(launch, kernelOp, smem, sharedRows, staged, wholeLine);
+        if constexpr (kCanPrune) {
+          launch_pruned(launch, kernelOp, smem, sharedRows, staged, wholeLine, binned);
+        }
       } else if (sharedRows) {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
           if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp, false, true>, kernelOp, smem);
@@ -519,11 +619,61 @@ class PcfBlockOp {
   }
 
  private:
+  // The bin arrays of a slot (bin_bounds.cuh): rows' bins, columns' bins,
+  // rows' norms, columns' norms, strides rounded up to whole bound blocks.
+  static std::uint64_t bin_row_stride(std::size_t maxRows) {
+    constexpr std::uint64_t K = BinGeometry::kTile;
+    return (maxRows + K - 1) / K * K;
+  }
+  static std::uint64_t bin_col_stride(std::size_t maxTiles) {
+    constexpr std::uint64_t K = BinGeometry::kTile;
+    return (maxTiles * kTileCols + K - 1) / K * K;
+  }
+  std::size_t bin_floats(std::size_t maxRows, std::size_t maxTiles) const {
+    const std::uint64_t rs = bin_row_stride(maxRows), cs = bin_col_stride(maxTiles);
+    return static_cast<std::size_t>((bins_.bins + 1) * (rs + cs));
+  }
+  std::uint64_t bin_bytes(std::size_t maxRows, std::size_t maxTiles) const {
+    if (!bins_.enabled()) return 0;
+    return bin_floats(maxRows, maxTiles) * sizeof(float) +
+           std::uint64_t(maxRows) * maxTiles * sizeof(std::uint16_t);
+  }
+  static BinArgs bin_args(const GpuStorage& s, const Slot& slot) {
+    BinArgs b{};
+    b.spec = s.binSpec;
+    b.rowStride = static_cast<std::uint32_t>(bin_row_stride(s.maxRows));
+    b.colStride = static_cast<std::uint32_t>(bin_col_stride(s.maxTiles));
+    float* base = const_cast<float*>(slot.bins.data());
+    b.rowBins = base;
+    b.colBins = b.rowBins + std::uint64_t(b.spec.bins) * b.rowStride;
+    b.rowNorm = b.colBins + std::uint64_t(b.spec.bins) * b.colStride;
+    b.colNorm = b.rowNorm + b.rowStride;
+    b.mask = const_cast<std::uint16_t*>(slot.mask.data());
+    b.maskStride = static_cast<std::uint32_t>(s.maxTiles);
+    return b;
+  }
+
   // The pcf_tiled_kernel launches of launch_block with pruned walks (the
   // same shapes as without).
   template <typename Launch, typename KOp>
   static void launch_pruned(Launch& launch, const KOp& kernelOp, std::size_t smem, bool sharedRows,
-                            bool staged, bool wholeLine) {
+                            bool staged, bool wholeLine, bool binned) {
+    // Bin bounds exist for the L1 distance only (enable_bin_bounds).
+    if constexpr (std::is_same_v<KOp, OperationL1Dist<T>>) {
+      if (binned) {
+        if (sharedRows) {
+          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, true, true, true>, kernelOp, smem);
+          else launch(pcf_tiled_kernel<true, true, T, KOp, false, true, true, true>, kernelOp, smem);
+        } else if (staged) {
+          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, false, true, true>, kernelOp, smem);
+          else launch(pcf_tiled_kernel<true, true, T, KOp, false, false, true, true>, kernelOp, smem);
+        } else {
+          if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KOp, false, false, true, true>, kernelOp, smem);
+          else launch(pcf_tiled_kernel<false, true, T, KOp, false, false, true, true>, kernelOp, smem);
+        }
+        return;
+      }
+    }
     if (sharedRows) {
       if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, true, true>, kernelOp, smem);
       else launch(pcf_tiled_kernel<true, true, T, KOp, false, true, true>, kernelOp, smem);
@@ -591,6 +741,16 @@ class PcfBlockOp {
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true, true>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      if constexpr (std::is_same_v<K, OperationL1Dist<T>>) {  // the binned ones
+        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, false, true, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, false, true, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true, true, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true, true, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      }
     }
   }
 
@@ -602,6 +762,7 @@ class PcfBlockOp {
   int slots_ = kSlots;
   BlockOrder order_ = BlockOrder::RowMajor;
   PcfKernel kernel_ = PcfKernel::Auto;
+  BinSpec bins_;
 };
 
 }  // namespace mpcf::cuda
