@@ -24,6 +24,8 @@
 // into an output registered with mpcf_cuda_register_host); scale_stages/... the
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
+// kNN with and without bin lower bounds (--benchmark_filter=^knnbins):
+// knnbins/f32/<case>/gpus<g>/{bins,nobins}, the kNN task in the same run.
 // Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
 // nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
 // 500000 (m = 128, or m uniform in 10..1000), and n = 200000 of clustered
@@ -514,6 +516,22 @@ std::map<std::string, double>& reduce_times() {
   return t;
 }
 
+// The results' fingerprint (FNV-1a of distances then indices), to show
+// the same bits for every GPU count and configuration.
+template <typename T>
+std::uint64_t knn_fingerprint(const std::vector<T>& dist, const std::vector<std::int64_t>& idx) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](const void* p, std::size_t bytes) {
+    for (std::size_t b = 0; b < bytes; ++b) {
+      h ^= static_cast<const unsigned char*>(p)[b];
+      h *= 0x100000001b3ull;
+    }
+  };
+  mix(dist.data(), dist.size() * sizeof(T));
+  mix(idx.data(), idx.size() * sizeof(std::int64_t));
+  return h;
+}
+
 template <typename T>
 void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k, int gpus = 0,
             bool warm = true) {
@@ -536,19 +554,8 @@ void bm_knn(benchmark::State& state, std::size_t n, MMode m, std::size_t k, int 
   }
   state.counters["merge_steps_per_s"] =
       benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
-  // The results' fingerprint (FNV-1a of distances then indices), to show
-  // the same bits for every GPU count.
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&](const void* p, std::size_t bytes) {
-    for (std::size_t b = 0; b < bytes; ++b) {
-      h ^= static_cast<const unsigned char*>(p)[b];
-      h *= 0x100000001b3ull;
-    }
-  };
-  mix(dist.data(), dist.size() * sizeof(T));
-  mix(idx.data(), idx.size() * sizeof(std::int64_t));
   std::printf("knn fingerprint n=%zu %s gpus=%d: %016llx\n", n, m_name(m), gpus,
-              static_cast<unsigned long long>(h));
+              static_cast<unsigned long long>(knn_fingerprint(dist, idx)));
   mpcf_options_destroy(o);
   mpcf_pcfs_destroy(X);
 }
@@ -789,6 +796,67 @@ void register_reduce() {
       [=](benchmark::State& s) { bm_knn<float>(s, 200000, MMode::Clustered128, k); });
   reg("knn/f32/n500000/m10-1000", 1,
       [=](benchmark::State& s) { bm_knn<float>(s, 500000, MMode::Varying, k); });
+}
+
+// The kNN task itself (make_pcf_task, what mpcf_knn runs) with and without
+// bin lower bounds (CudaExecutionConfig::binBounds): knnbins/.../{bins,
+// nobins}, the same input and GPUs in the same run, one timed call each
+// (the kernels are loaded by main's warm-up), with fingerprints.
+template <typename T>
+void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins) {
+  const Input& in = input(n, m);
+  std::vector<std::uint64_t> offs(in.offsets);
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  mpcf::cuda::CudaExecutionConfig cfg;
+  for (int d = 0; d < gpus; ++d) cfg.devices.push_back(d);
+  cfg.binBounds = bins;
+  const std::size_t k = 10;
+  std::vector<T> dist(n * k);
+  std::vector<std::int64_t> idx(n * k);
+  for (auto _ : state) {
+    mpcf::PairRequest<T> request;
+    request.x = request.y = coll;
+    request.symmetric = true;
+    request.op = mpcf::OperationSpec::distance(1.0);
+    request.consumer = std::make_shared<mpcf::KnnConsumer<T>>(dist.data(), idx.data(), n, k);
+    auto task = mpcf::cuda::make_pcf_task<T>(request, mpcf::OperationL1Dist<T>{}, cfg.devices, cfg);
+    mpcf::TaskControl control;
+    task->run(control);
+  }
+  state.counters["merge_steps_per_s"] =
+      benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
+  std::printf("knn fingerprint n=%zu %s gpus=%d %s: %016llx\n", n, m_name(m), gpus,
+              bins ? "bins" : "nobins",
+              static_cast<unsigned long long>(knn_fingerprint(dist, idx)));
+}
+
+void register_knn_bins() {
+  struct Case {
+    const char* name;
+    std::size_t n;
+    MMode m;
+    int iters;
+  };
+  const Case cases[] = {{"n20000/m128", 20000, MMode::Fixed128, 3},
+                        {"n200000/m128", 200000, MMode::Fixed128, 1},
+                        {"n200000/m128-clustered", 200000, MMode::Clustered128, 1},
+                        {"n500000/m10-1000", 500000, MMode::Varying, 1},
+                        {"n1000000/m128", 1000000, MMode::Fixed128, 1}};
+  for (const Case& c : cases) {
+    for (int gpus : {1, 2}) {
+      if (gpus > mpcf_cuda_device_count()) continue;
+      for (bool bins : {false, true}) {
+        const std::string name = std::string("knnbins/f32/") + c.name + "/gpus" +
+                                 std::to_string(gpus) + (bins ? "/bins" : "/nobins");
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [=](benchmark::State& s) {
+                                       bm_knn_bins<float>(s, c.n, c.m, gpus, bins);
+                                     })
+            ->Iterations(c.iters)->UseRealTime()->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
 }
 
 // kNN on the first 1, 2 and 4 GPUs (as many as the machine has), k = 10:
@@ -1283,6 +1351,7 @@ int main(int argc, char** argv) {
   register_reduce();
   register_plf();
   register_knn_scaling();
+  register_knn_bins();
   register_scaling();
   register_cub();
   benchmark::Initialize(&argc, argv);
