@@ -1182,6 +1182,47 @@ void test_bin_bounds_rule_out_every_pair(void**) {
   }
 }
 
+// Tiles too deep for shared memory (float64, m = 1,200: 307 KB a tile): the
+// binned walk reads them from global memory. Bounds at half of each row's
+// median: every pair is exact, a stopped walk above its bound, or +inf
+// above it, and some pairs are ruled out.
+void test_bin_bounds_with_unstaged_tiles(void**) {
+  Rng rng(23);
+  RandomSpec spec;
+  spec.n = 40;
+  spec.minM = 1200;
+  spec.maxM = 1200;
+  const Pcfs P = random_pcfs(rng, spec);
+  const std::size_t n = P.n();
+  const BlockInfo whole{{0, n - 1}, {0, n - 1}, 0};
+  const auto skip = TriangleSkipMode::None;
+  const std::vector<double> exact = run_block_with<double>(
+      P, whole, skip, OperationL1Dist<double>{}, Window<double>::whole_line(), PcfKernel::Tiled);
+  std::vector<double> rowB(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<double> row(exact.begin() + r * n, exact.begin() + (r + 1) * n);
+    rowB[r] = 0.5 * median_of(row);
+  }
+  const std::vector<double> none;
+  const std::vector<double> got =
+      run_block_with<double>(P, whole, skip, OperationL1Dist<double>{},
+                             Window<double>::whole_line(), PcfKernel::Auto, &rowB, 1, &none, 0, true);
+  std::size_t ruledOut = 0;
+  for (std::size_t e = 0; e < n * n; ++e) {
+    const double b = rowB[e / n];
+    const bool same = std::memcmp(&got[e], &exact[e], sizeof(double)) == 0;
+    const bool stopped = got[e] > b && got[e] <= exact[e];
+    const bool out = std::isinf(got[e]) && exact[e] > b;
+    if (!same && !stopped && !out) {
+      fail_msg("pair (%zu, %zu): got %.17g, exact %.17g, bound %.17g", e / n, e % n, got[e],
+               exact[e], b);
+    }
+    ruledOut += out && !same;
+  }
+  std::printf("unstaged tiles: %zu of %zu pairs ruled out by bin bounds\n", ruledOut, n * n);
+  assert_true(ruledOut > 0);
+}
+
 void test_bin_bounds_keep_pairs_at_their_bound(void**) {
   check_tight_pairs<float>(5);
   check_tight_pairs<double>(6);
@@ -1761,6 +1802,7 @@ int main(int, char** argv) {
       cmocka_unit_test(test_pruned_walks_stop_only_above_their_bounds),
       cmocka_unit_test(test_bin_bounds_keep_pairs_at_their_bound),
       cmocka_unit_test(test_bin_bounds_rule_out_every_pair),
+      cmocka_unit_test(test_bin_bounds_with_unstaged_tiles),
       cmocka_unit_test(test_launch_shapes),
       cmocka_unit_test(test_float32_inner_product_redo_in_every_kernel),
       cmocka_unit_test(test_knn_pipeline_passes_pair_bounds),
