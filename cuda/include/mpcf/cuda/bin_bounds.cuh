@@ -114,19 +114,16 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
     pcf_bins_kernel(LayoutArgs la, const SimplePoint<T, T>* __restrict__ src, BinArgs b) {
   const std::uint32_t warpsPerBlock = blockDim.x / 32;
   const std::uint32_t item = blockIdx.x * warpsPerBlock + threadIdx.x / 32;
+  std::uint32_t from, len;
   if (item < la.nRows) {
-    const std::uint32_t fn = la.rowBase + la.rowOrder[item];
-    const std::uint32_t from = la.srcOffsets[fn];
-    const std::uint32_t len = la.srcOffsets[fn + 1] - from;
+    detail::row_source(la, item, from, len);
     detail::function_bins(b.spec, src + from, len, b.rowBins + item, b.rowStride,
                           b.rowNorm + item);
     return;
   }
   const std::uint32_t slot = item - la.nRows;
   if (slot >= la.nColSlots) return;
-  const std::uint32_t len = la.colLength[slot];
-  std::uint32_t from = 0;
-  if (len > 0) from = la.srcOffsets[la.colBase + la.colOrder[slot]];
+  detail::slot_source(la, slot, from, len);
   detail::function_bins(b.spec, src + from, len, b.colBins + slot, b.colStride,
                         b.colNorm + slot);
 }

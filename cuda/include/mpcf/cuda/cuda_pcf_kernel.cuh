@@ -455,6 +455,22 @@ __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const Al
 }
 #undef MPCF_SHARED_STEP_ASM
 
+// Where the points of a layout launch's items lie in the uploaded CSR data
+// (pcf_layout_kernel, pcf_bins_kernel: one warp per item; items [0, nRows)
+// are the sorted rows, the next nColSlots the column slots): those of
+// sorted row `r`, and of column slot `slot` (none for a padding slot).
+__device__ __forceinline__ void row_source(const LayoutArgs& args, std::uint32_t r,
+                                           std::uint32_t& from, std::uint32_t& len) {
+  const std::uint32_t fn = args.rowBase + args.rowOrder[r];
+  from = args.srcOffsets[fn];
+  len = args.srcOffsets[fn + 1] - from;
+}
+__device__ __forceinline__ void slot_source(const LayoutArgs& args, std::uint32_t slot,
+                                            std::uint32_t& from, std::uint32_t& len) {
+  len = args.colLength[slot];
+  from = 0;
+  if (len > 0) from = args.srcOffsets[args.colBase + args.colOrder[slot]];
+}
 }  // namespace detail
 
 // One warp per sorted function: items [0, nRows) are rows, the rest column
@@ -478,10 +494,9 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
     }
     return __all_sync(0xffffffffu, ok);
   };
+  std::uint32_t from, len;
   if (item < args.nRows) {
-    const std::uint32_t fn = args.rowBase + args.rowOrder[item];
-    const std::uint32_t from = args.srcOffsets[fn];
-    const std::uint32_t len = args.srcOffsets[fn + 1] - from;
+    detail::row_source(args, item, from, len);
     SimplePoint<T, T>* dst = rowPoints + args.rowOffsets[item];
     for (std::uint32_t k = lane; k <= len; k += 32) dst[k] = shifted_point(src + from, len, k);
     const bool ok = within(src + from, len);
@@ -493,9 +508,7 @@ __global__ void __launch_bounds__(PcfTileGeometry::kLayoutThreads)
   const std::uint32_t q = slot / C;
   const std::uint32_t c = slot % C;
   const std::uint32_t depth = (args.tileOffsets[q + 1] - args.tileOffsets[q]) / C;  // longest + 1
-  const std::uint32_t len = args.colLength[slot];
-  std::uint32_t from = 0;
-  if (len > 0) from = args.srcOffsets[args.colBase + args.colOrder[slot]];
+  detail::slot_source(args, slot, from, len);
   SimplePoint<T, T>* dst = tiles + args.tileOffsets[q] + c;
   for (std::uint32_t k = lane; k < depth; k += 32) {
     dst[k * C] = shifted_point(src + from, len, min(k, len));
