@@ -152,6 +152,16 @@ const Input& input(std::size_t n, MMode mode) {
   return cache.emplace(key, std::move(in)).first->second;
 }
 
+// The input as a collection of T (the library's type for the kernels and
+// tasks run directly).
+template <typename T>
+std::shared_ptr<const mpcf::PcfCollection<T>> collection_of(const Input& in) {
+  std::vector<std::uint64_t> offs(in.offsets.begin(), in.offsets.end());
+  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
+  return std::make_shared<const mpcf::PcfCollection<T>>(offs.size() - 1, offs.data(), t.data(),
+                                                        v.data(), 1);
+}
+
 template <typename T>
 mpcf_pcfs* handle_of(const Input& in, bool linear = false) {
   std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
@@ -345,9 +355,7 @@ template <typename T, typename Op>
 void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::size_t n, MMode m) {
   const bool reference = which == KernelCase::Ref;
   const Input& in = input(n, m);
-  std::vector<std::uint64_t> offs(in.offsets);
-  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
-  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  auto coll = collection_of<T>(in);
   const TriangleSkipMode skip =
       kernel ? TriangleSkipMode::LowerTriangle : TriangleSkipMode::LowerTriangleSkipDiag;
   mpcf::cuda::GpuContext ctx(0);
@@ -357,7 +365,7 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
     const auto& pts = coll->data().elements();
     auto dPts = ctx.allocate<mpcf::SimplePoint<T, T>>(pts.size());
     auto dOff = ctx.allocate<std::size_t>(n + 1);
-    std::vector<std::size_t> o64(offs.begin(), offs.end());
+    std::vector<std::size_t> o64(in.offsets.begin(), in.offsets.end());
     CHECK_CUDA(cudaMemcpy(dPts.data(), pts.data(), dPts.bytes(), cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(dOff.data(), o64.data(), dOff.bytes(), cudaMemcpyHostToDevice));
     const dim3 block(1, 32), grid(static_cast<unsigned>(n), static_cast<unsigned>((n + 31) / 32));
@@ -427,9 +435,7 @@ template <typename T, typename Op>
 void bm_stages(benchmark::State& state, bool kernel, std::size_t n, MMode m, int gpus,
                bool scaling, bool sharedUpload = true, bool overlap = true) {
   const Input& in = input(n, m);
-  std::vector<std::uint64_t> offs(in.offsets);
-  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
-  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  auto coll = collection_of<T>(in);
   const mpcf::SymmetricLayout layout =
       kernel ? mpcf::SymmetricLayout::PackedLower : mpcf::SymmetricLayout::Condensed;
   T* out = shared_output<T>(mpcf::symmetric_result_size(n, layout, kernel));
@@ -697,9 +703,7 @@ void bm_matvec_phases(benchmark::State& state, std::size_t n, MMode m) {
 template <typename T>
 void bm_reduce_stages(benchmark::State& state, bool matvec, std::size_t n, MMode m) {
   const Input& in = input(n, m);
-  std::vector<std::uint64_t> offs(in.offsets);
-  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
-  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  auto coll = collection_of<T>(in);
   mpcf::cuda::CudaExecutionConfig cfg;
   cfg.devices = {0};
   const std::size_t k = 10, r = 1;
@@ -805,9 +809,7 @@ void register_reduce() {
 template <typename T>
 void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins) {
   const Input& in = input(n, m);
-  std::vector<std::uint64_t> offs(in.offsets);
-  std::vector<T> t(in.t.begin(), in.t.end()), v(in.v.begin(), in.v.end());
-  auto coll = std::make_shared<const mpcf::PcfCollection<T>>(n, offs.data(), t.data(), v.data(), 1);
+  auto coll = collection_of<T>(in);
   mpcf::cuda::CudaExecutionConfig cfg;
   for (int d = 0; d < gpus; ++d) cfg.devices.push_back(d);
   cfg.binBounds = bins;
