@@ -677,22 +677,21 @@ std::vector<T> run_block_with(const Pcfs& P, const BlockInfo& block, TriangleSki
                                    ctx.compute_stream()), cudaSuccess);
   assert_int_equal(cudaStreamSynchronize(ctx.compute_stream()), cudaSuccess);
   if (bins && storage.binSpec.enabled()) {
-    // The layout in bin_bounds.cuh: rows' bins first (stride: maxRows
-    // rounded up to BinGeometry::kTile), then columns', rows' norms.
-    const std::size_t K = BinGeometry::kTile;
-    const std::size_t rs = (storage.maxRows + K - 1) / K * K;
-    const std::size_t cs = (storage.maxTiles * PcfTileGeometry::kTileCols + K - 1) / K * K;
-    const std::size_t S = storage.binSpec.bins, nr = block.n_rows();
-    std::vector<float> all(storage.slots[0].bins.size());
-    assert_int_equal(cudaMemcpy(all.data(), storage.slots[0].bins.data(), all.size() * sizeof(float),
+    // Where the kernels find the bins (bin s of sorted row r at
+    // rowBins[s * rowStride + r]) and the rows' norms.
+    const BinArgs b = PcfBlockOp<T, OpT>::bin_args(storage, storage.slots[0]);
+    const std::size_t S = b.spec.bins, nr = block.n_rows();
+    std::vector<float> rowBins(S * std::size_t(b.rowStride));
+    assert_int_equal(cudaMemcpy(rowBins.data(), b.rowBins, rowBins.size() * sizeof(float),
                                 cudaMemcpyDeviceToHost), cudaSuccess);
-    bins->spec = storage.binSpec;
+    bins->spec = b.spec;
     bins->rowBins.assign(S * nr, 0.0f);
-    for (std::size_t b = 0; b < S; ++b) {
-      for (std::size_t r = 0; r < nr; ++r) bins->rowBins[b * nr + r] = all[b * rs + r];
+    for (std::size_t s = 0; s < S; ++s) {
+      for (std::size_t r = 0; r < nr; ++r) bins->rowBins[s * nr + r] = rowBins[s * b.rowStride + r];
     }
-    const std::size_t normAt = S * (rs + cs);
-    bins->rowNorm.assign(all.begin() + normAt, all.begin() + normAt + nr);
+    bins->rowNorm.resize(nr);
+    assert_int_equal(cudaMemcpy(bins->rowNorm.data(), b.rowNorm, nr * sizeof(float),
+                                cudaMemcpyDeviceToHost), cudaSuccess);
     bins->rowOrder = storage.slots[0].plan.rowOrder;
   }
   return host;

@@ -161,15 +161,17 @@ class PcfBlockOp {
     if constexpr (std::is_same_v<KernelOpType, OperationL1Dist<T>>) {
       double lo = std::numeric_limits<double>::infinity();
       double hi = -lo;
-      std::uint64_t points = 0, functions = 0, longest[2] = {0, 0};
+      std::uint64_t points = 0, functions = 0;
       bool finite = true;
-      int side = 0;
-      for (const DataManager* m : {&rows(), &cols()}) {
+      // One pass when rows and columns are one collection (pdist, the
+      // symmetric kNN).
+      const DataManager* scanned[] = {&rows(), same_data() ? nullptr : &cols()};
+      for (const DataManager* m : scanned) {
+        if (m == nullptr) continue;
         const auto& h = m->host();
         for (std::size_t k = 0; k < h.count(); ++k) {
           const std::uint64_t len = h.size_of(k);
           points += len;
-          longest[side] = std::max(longest[side], len);
           if (len == 0) continue;
           const double first = static_cast<double>(h.data_of(k)[0].t);
           const double last = static_cast<double>(h.data_of(k)[len - 1].t);
@@ -178,13 +180,12 @@ class PcfBlockOp {
           hi = std::max(hi, last);
         }
         functions += h.count();
-        ++side;
       }
       if (!finite || functions == 0) return false;
       lo = std::max(lo, static_cast<double>(window_.a));
       hi = std::min(hi, static_cast<double>(window_.b));
       bins_ = make_bin_spec<T>(lo, hi, double(points) / double(functions),
-                               longest[0] + longest[1] + 3);
+                               longest_function(rows()) + longestCol_ + 3);
     }
     return bins_.enabled();
   }
@@ -422,56 +423,75 @@ class PcfBlockOp {
       la.valueBound = static_cast<double>(UncheckedSumFold<Op>::max_abs_value());
     }
     la.timeBound = static_cast<double>(max_abs_time<T>());
+    // A kernel of one warp per item (rows, then column slots) over the
+    // block: one launch where rows and columns come from one array, else a
+    // rows launch and a columns launch (none for an empty side).
     constexpr std::uint32_t kWarps = PcfTileGeometry::kLayoutThreads / 32;
-    if (src.one_source()) {
-      const std::uint32_t items = la.nRows + la.nColSlots;
-      pcf_layout_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
-                             stream>>>(la, src.rowElements, slot.rowPoints.data(),
-                                       slot.tiles.data());
-      MPCF_CUDA_CHECK_LAUNCH();
-    } else {
-      // Rows and columns from different arrays: one launch each.
+    auto per_source = [&](auto launch) {
+      auto run = [&](const LayoutArgs& a, const Point* from, std::uint32_t items) {
+        if (items == 0) return;
+        launch((items + kWarps - 1) / kWarps, a, from);
+        MPCF_CUDA_CHECK_LAUNCH();
+      };
+      if (src.one_source()) {
+        run(la, src.rowElements, la.nRows + la.nColSlots);
+        return;
+      }
       LayoutArgs rowsOnly = la;
       rowsOnly.nColSlots = 0;
-      pcf_layout_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
-                             0, stream>>>(rowsOnly, src.rowElements, slot.rowPoints.data(),
-                                          slot.tiles.data());
-      MPCF_CUDA_CHECK_LAUNCH();
+      run(rowsOnly, src.rowElements, la.nRows);
       LayoutArgs colsOnly = la;
       colsOnly.srcOffsets = src.colOffsets;
       colsOnly.nRows = 0;
-      pcf_layout_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
-                             PcfTileGeometry::kLayoutThreads, 0, stream>>>(
-          colsOnly, src.colElements, slot.rowPoints.data(), slot.tiles.data());
-      MPCF_CUDA_CHECK_LAUNCH();
-    }
+      run(colsOnly, src.colElements, la.nColSlots);
+    };
+    per_source([&](std::uint32_t grid, const LayoutArgs& a, const Point* from) {
+      pcf_layout_kernel<T><<<grid, PcfTileGeometry::kLayoutThreads, 0, stream>>>(
+          a, from, slot.rowPoints.data(), slot.tiles.data());
+    });
     if (s.binSpec.enabled()) {
-      // The bins of the same functions, one warp each (rows, then slots).
+      // The bins of the same functions.
       const BinArgs b = bin_args(s, slot);
-      if (src.one_source()) {
-        const std::uint32_t items = la.nRows + la.nColSlots;
-        pcf_bins_kernel<T><<<(items + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads, 0,
-                             stream>>>(la, src.rowElements, b);
-        MPCF_CUDA_CHECK_LAUNCH();
-      } else {
-        LayoutArgs rowsOnly = la;
-        rowsOnly.nColSlots = 0;
-        if (la.nRows > 0) {
-          pcf_bins_kernel<T><<<(la.nRows + kWarps - 1) / kWarps, PcfTileGeometry::kLayoutThreads,
-                               0, stream>>>(rowsOnly, src.rowElements, b);
-          MPCF_CUDA_CHECK_LAUNCH();
-        }
-        LayoutArgs colsOnly = la;
-        colsOnly.srcOffsets = src.colOffsets;
-        colsOnly.nRows = 0;
-        if (la.nColSlots > 0) {
-          pcf_bins_kernel<T><<<(la.nColSlots + kWarps - 1) / kWarps,
-                               PcfTileGeometry::kLayoutThreads, 0, stream>>>(
-              colsOnly, src.colElements, b);
-          MPCF_CUDA_CHECK_LAUNCH();
-        }
-      }
+      per_source([&](std::uint32_t grid, const LayoutArgs& a, const Point* from) {
+        pcf_bins_kernel<T><<<grid, PcfTileGeometry::kLayoutThreads, 0, stream>>>(a, from, b);
+      });
     }
+  }
+
+  // The bin arrays of a slot (bin_bounds.cuh) as the kernels take them
+  // (bin_args; the GPU tests read the bins through it too): rows' bins,
+  // columns' bins, rows' norms, columns' norms, strides rounded up to whole
+  // bound blocks.
+  static std::uint64_t bin_row_stride(std::size_t maxRows) {
+    constexpr std::uint64_t K = BinGeometry::kTile;
+    return (maxRows + K - 1) / K * K;
+  }
+  static std::uint64_t bin_col_stride(std::size_t maxTiles) {
+    constexpr std::uint64_t K = BinGeometry::kTile;
+    return (maxTiles * kTileCols + K - 1) / K * K;
+  }
+  std::size_t bin_floats(std::size_t maxRows, std::size_t maxTiles) const {
+    const std::uint64_t rs = bin_row_stride(maxRows), cs = bin_col_stride(maxTiles);
+    return static_cast<std::size_t>((bins_.bins + 1) * (rs + cs));
+  }
+  std::uint64_t bin_bytes(std::size_t maxRows, std::size_t maxTiles) const {
+    if (!bins_.enabled()) return 0;
+    return bin_floats(maxRows, maxTiles) * sizeof(float) +
+           std::uint64_t(maxRows) * maxTiles * sizeof(std::uint16_t);
+  }
+  static BinArgs bin_args(const GpuStorage& s, const Slot& slot) {
+    BinArgs b{};
+    b.spec = s.binSpec;
+    b.rowStride = static_cast<std::uint32_t>(bin_row_stride(s.maxRows));
+    b.colStride = static_cast<std::uint32_t>(bin_col_stride(s.maxTiles));
+    float* base = const_cast<float*>(slot.bins.data());
+    b.rowBins = base;
+    b.colBins = b.rowBins + std::uint64_t(b.spec.bins) * b.rowStride;
+    b.rowNorm = b.colBins + std::uint64_t(b.spec.bins) * b.colStride;
+    b.colNorm = b.rowNorm + b.rowStride;
+    b.mask = const_cast<std::uint16_t*>(slot.mask.data());
+    b.maskStride = static_cast<std::uint32_t>(s.maxTiles);
+    return b;
   }
 
   void launch_block(const GpuStorage& s, const BlockInfo& block, T* gpuOutput,
@@ -619,40 +639,6 @@ class PcfBlockOp {
   }
 
  private:
-  // The bin arrays of a slot (bin_bounds.cuh): rows' bins, columns' bins,
-  // rows' norms, columns' norms, strides rounded up to whole bound blocks.
-  static std::uint64_t bin_row_stride(std::size_t maxRows) {
-    constexpr std::uint64_t K = BinGeometry::kTile;
-    return (maxRows + K - 1) / K * K;
-  }
-  static std::uint64_t bin_col_stride(std::size_t maxTiles) {
-    constexpr std::uint64_t K = BinGeometry::kTile;
-    return (maxTiles * kTileCols + K - 1) / K * K;
-  }
-  std::size_t bin_floats(std::size_t maxRows, std::size_t maxTiles) const {
-    const std::uint64_t rs = bin_row_stride(maxRows), cs = bin_col_stride(maxTiles);
-    return static_cast<std::size_t>((bins_.bins + 1) * (rs + cs));
-  }
-  std::uint64_t bin_bytes(std::size_t maxRows, std::size_t maxTiles) const {
-    if (!bins_.enabled()) return 0;
-    return bin_floats(maxRows, maxTiles) * sizeof(float) +
-           std::uint64_t(maxRows) * maxTiles * sizeof(std::uint16_t);
-  }
-  static BinArgs bin_args(const GpuStorage& s, const Slot& slot) {
-    BinArgs b{};
-    b.spec = s.binSpec;
-    b.rowStride = static_cast<std::uint32_t>(bin_row_stride(s.maxRows));
-    b.colStride = static_cast<std::uint32_t>(bin_col_stride(s.maxTiles));
-    float* base = const_cast<float*>(slot.bins.data());
-    b.rowBins = base;
-    b.colBins = b.rowBins + std::uint64_t(b.spec.bins) * b.rowStride;
-    b.rowNorm = b.colBins + std::uint64_t(b.spec.bins) * b.colStride;
-    b.colNorm = b.rowNorm + b.rowStride;
-    b.mask = const_cast<std::uint16_t*>(slot.mask.data());
-    b.maskStride = static_cast<std::uint32_t>(s.maxTiles);
-    return b;
-  }
-
   // The pcf_tiled_kernel launches of launch_block with pruned walks (the
   // same shapes as without).
   template <typename Launch, typename KOp>
