@@ -792,6 +792,7 @@ const char* kernel_name(PcfKernel k) {
   switch (k) {
     case PcfKernel::Ring: return "ring";
     case PcfKernel::SharedRows: return "tiled (shared rows)";
+    case PcfKernel::SharedRowsSplit: return "tiled (shared rows, split loads)";
     case PcfKernel::TiledHalfWarp: return "tiled (half-warps)";
     case PcfKernel::Tiled: return "tiled";
     default: return "auto";
@@ -819,7 +820,8 @@ void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
         const auto tiled = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Tiled);
         const auto ring = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Ring);
         for (const PcfKernel other :
-             {PcfKernel::Ring, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp}) {
+             {PcfKernel::Ring, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
+              PcfKernel::SharedRowsSplit}) {
           const auto got =
               other == PcfKernel::Ring ? ring : run_block_with<T>(P, cs.block, cs.skip, fn, w, other);
           for (std::size_t k = 0; k < got.size(); ++k) {
@@ -931,7 +933,7 @@ void check_pruned_op(const Pcfs& P, const char* what, OpT fn, Op op, bool prunab
   const Window<T> windows[] = {Window<T>::whole_line(), Window<T>{T(-1), T(7.5)}};
   const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
   const PcfKernel kernels[] = {PcfKernel::Tiled, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
-                               PcfKernel::Ring};
+                               PcfKernel::Ring, PcfKernel::SharedRowsSplit};
   const std::vector<T> none;
   for (const BlockCase& cs : cases) {
     const std::size_t nr = cs.block.n_rows(), nc = cs.block.n_cols();
@@ -1297,8 +1299,7 @@ void test_launch_shapes(void**) {
   assert_int_equal(s.warpTiles, 2);
   assert_int_equal(s.sharedTiles, b0 + b1);
   // Auto in float64: rings where shared rows leave too few warps (as just
-  // above), shared rows where they fit; in float32 the tiled kernel by
-  // half-warps (one tile, rows in global memory).
+  // above), shared rows where they fit.
   s = OpD::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
   assert_int_equal(s.ringGroups, 48);  // (232448 - 3072) / 1024 = 224, at most kMaxGroups
   assert_int_equal(s.rowBufferPoints, 0);
@@ -1306,12 +1307,32 @@ void test_launch_shapes(void**) {
   s = OpD::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
   assert_int_equal(s.ringGroups, 0);
   assert_int_equal(s.rowBufferPoints, 10);
+  assert_false(s.splitLoads);
+  // Auto in float32: shared rows with split loads where they leave room
+  // for 32 warps (8-byte points: tiles of 1536 and 1024 bytes, buffers of
+  // 80 bytes per warp, 64 warps with 256 threads), else half-warps.
   using OpF = PcfBlockOp<float, OperationL1Dist<float>>;
-  const auto sf = OpF::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
+  const std::uint64_t f0 = 12 * C * sizeof(PcfPoint<float>), f1 = 8 * C * sizeof(PcfPoint<float>);
+  auto sf = OpF::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
   assert_int_equal(sf.ringGroups, 0);
+  assert_true(sf.splitLoads);
+  assert_int_equal(sf.rowBufferPoints, 10);
+  assert_int_equal(sf.warpTiles, 2);
+  assert_int_equal(sf.sharedTiles, f0 + f1);
+  assert_int_equal(sf.threads, 256);
+  // The row of 1000 points (8,000 bytes per warp): 256 threads take 66,560
+  // bytes, 3 blocks per multiprocessor (24 warps), 512 threads one block
+  // (16 warps): enough for SharedRowsSplit asked for (16), not for Auto.
+  p.rowOffsets = {0, 1000, 1005};
+  sf = OpF::launch_shape(PcfKernel::SharedRowsSplit, p, 0, 3, kBlock, kSm);
+  assert_true(sf.splitLoads);
+  assert_int_equal(sf.rowBufferPoints, 1000);
+  assert_int_equal(sf.threads, 256);
+  sf = OpF::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm);
+  assert_false(sf.splitLoads);
   assert_int_equal(sf.rowBufferPoints, 0);
   assert_int_equal(sf.warpTiles, 1);
-  assert_int_equal(sf.sharedTiles, 12 * C * sizeof(PcfPoint<float>));
+  assert_int_equal(sf.sharedTiles, f0);
 }
 
 // float32 inner products whose float attempt overflows, through each block

@@ -25,7 +25,8 @@
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
 // kNN with and without bin lower bounds (--benchmark_filter=^knnbins):
-// knnbins/f32/<case>/gpus<g>/{bins,nobins}, the kNN task in the same run.
+// knnbins/f32/<case>/gpus<g>/{nobins,bins,bins-half}, the kNN task in the same
+// run (bins-half: the half-warp block kernel instead of split row loads).
 // Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
 // nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
 // 500000 (m = 128, or m uniform in 10..1000), and n = 200000 of clustered
@@ -184,7 +185,7 @@ double merge_steps(const Input& in, bool kernel) {
 
 struct Row {
   double e2e = NAN, e2e0 = NAN, ours = NAN, tiled = NAN, ring = NAN, ref = NAN, steps = 0;
-  std::vector<double> oursOut, tiledOut, rowsOut, halfOut, ringOut, refOut;  // lower triangles (n = 2000 cases)
+  std::vector<double> oursOut, tiledOut, rowsOut, halfOut, ringOut, splitOut, refOut;  // lower triangles (n = 2000 cases)
   std::string stages;
   std::string stagesOneStream;  // the same with consecutive blocks on one compute stream
 };
@@ -339,7 +340,7 @@ std::vector<double> lower_triangle(const T* device, std::size_t n, bool kernel) 
 }
 
 // Which kernel a bm_kernels case times.
-enum class KernelCase { Ours, Tiled, Rows, Half, Ring, Ref };
+enum class KernelCase { Ours, Tiled, Rows, Half, Ring, Split, Ref };
 const char* kernel_case_name(KernelCase k) {
   switch (k) {
     case KernelCase::Ours: return "ours/";
@@ -347,6 +348,7 @@ const char* kernel_case_name(KernelCase k) {
     case KernelCase::Rows: return "rows/";
     case KernelCase::Half: return "half/";
     case KernelCase::Ring: return "ring/";
+    case KernelCase::Split: return "split/";
     case KernelCase::Ref: default: return "ref/";
   }
 }
@@ -381,6 +383,7 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
                   : which == KernelCase::Rows ? mpcf::cuda::PcfKernel::SharedRows
                   : which == KernelCase::Half ? mpcf::cuda::PcfKernel::TiledHalfWarp
                   : which == KernelCase::Ring ? mpcf::cuda::PcfKernel::Ring
+                  : which == KernelCase::Split ? mpcf::cuda::PcfKernel::SharedRowsSplit
                                               : mpcf::cuda::PcfKernel::Auto);
     mpcf::BlockScheduler::Config c;
     c.nRows = c.nCols = n;
@@ -402,6 +405,7 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
                  : which == KernelCase::Half  ? row.halfOut
                  : which == KernelCase::Rows  ? row.rowsOut
                  : which == KernelCase::Ring  ? row.ringOut
+                 : which == KernelCase::Split ? row.splitOut
                                               : row.oursOut;
     keep = lower_triangle(out.data(), n, kernel);
   }
@@ -804,15 +808,19 @@ void register_reduce() {
 
 // The kNN task itself (make_pcf_task, what mpcf_knn runs) with and without
 // bin lower bounds (CudaExecutionConfig::binBounds): knnbins/.../{bins,
-// nobins}, the same input and GPUs in the same run, one timed call each
-// (the kernels are loaded by main's warm-up), with fingerprints.
+// nobins}, and with them on the half-warp block kernel (bins-half,
+// CudaExecutionConfig::splitRowLoads = false); the same input and GPUs in
+// the same run, one timed call each (the kernels are loaded by main's
+// warm-up), with fingerprints.
 template <typename T>
-void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins) {
+void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins,
+                 bool split = true) {
   const Input& in = input(n, m);
   auto coll = collection_of<T>(in);
   mpcf::cuda::CudaExecutionConfig cfg;
   for (int d = 0; d < gpus; ++d) cfg.devices.push_back(d);
   cfg.binBounds = bins;
+  cfg.splitRowLoads = split;
   const std::size_t k = 10;
   std::vector<T> dist(n * k);
   std::vector<std::int64_t> idx(n * k);
@@ -828,8 +836,8 @@ void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool
   }
   state.counters["merge_steps_per_s"] =
       benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
-  std::printf("knn fingerprint n=%zu %s gpus=%d %s: %016llx\n", n, m_name(m), gpus,
-              bins ? "bins" : "nobins",
+  std::printf("knn fingerprint n=%zu %s gpus=%d %s%s: %016llx\n", n, m_name(m), gpus,
+              bins ? "bins" : "nobins", split ? "" : "-half",
               static_cast<unsigned long long>(knn_fingerprint(dist, idx)));
 }
 
@@ -848,12 +856,17 @@ void register_knn_bins() {
   for (const Case& c : cases) {
     for (int gpus : {1, 2}) {
       if (gpus > mpcf_cuda_device_count()) continue;
-      for (bool bins : {false, true}) {
+      // bins-half: with bin bounds, the half-warp block kernel
+      // (CudaExecutionConfig::splitRowLoads = false), the baseline of the
+      // split loads.
+      for (int variant : {0, 1, 2}) {
+        const bool bins = variant > 0, split = variant < 2;
         const std::string name = std::string("knnbins/f32/") + c.name + "/gpus" +
-                                 std::to_string(gpus) + (bins ? "/bins" : "/nobins");
+                                 std::to_string(gpus) +
+                                 (variant == 0 ? "/nobins" : variant == 1 ? "/bins" : "/bins-half");
         benchmark::RegisterBenchmark(name.c_str(),
                                      [=](benchmark::State& s) {
-                                       bm_knn_bins<float>(s, c.n, c.m, gpus, bins);
+                                       bm_knn_bins<float>(s, c.n, c.m, gpus, bins, split);
                                      })
             ->Iterations(c.iters)->UseRealTime()->Unit(benchmark::kMillisecond);
       }
@@ -960,7 +973,8 @@ void print_summary() {
                                        std::pair{"ours vs tiled", &row.tiledOut},
                                        std::pair{"ours vs rows", &row.rowsOut},
                                        std::pair{"ours vs half", &row.halfOut},
-                                       std::pair{"ours vs ring", &row.ringOut}}) {
+                                       std::pair{"ours vs ring", &row.ringOut},
+                                       std::pair{"ours vs split", &row.splitOut}}) {
       const std::string same = compare_outputs(row.oursOut, *other);
       if (!same.empty()) std::printf("%-32s %s: %s\n", "", label, same.c_str());
     }
@@ -1044,7 +1058,7 @@ void register_all() {
           }
           for (KernelCase which :
                {KernelCase::Ours, KernelCase::Tiled, KernelCase::Rows, KernelCase::Half,
-                KernelCase::Ring, KernelCase::Ref}) {
+                KernelCase::Ring, KernelCase::Split, KernelCase::Ref}) {
             const std::string full = kernel_case_name(which) + name;
             register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
               bm_kernels<T, Op>(s, which, kernel, n, m);

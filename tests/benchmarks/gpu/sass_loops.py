@@ -50,6 +50,10 @@ template __global__ void pcf_tiled_kernel<true, false, float, OperationL1Dist<fl
     const TiledBlockArgs<float>, const SimplePoint<float, float>* __restrict__, const OperationL1Dist<float>);
 template __global__ void pcf_tiled_kernel<true, false, double, OperationL1Dist<double>, false, true>(
     const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
+template __global__ void pcf_tiled_kernel<true, false, float, OperationL1Dist<float>, false, true, false, false, true>(
+    const TiledBlockArgs<float>, const SimplePoint<float, float>* __restrict__, const OperationL1Dist<float>);
+template __global__ void pcf_tiled_kernel<true, false, double, OperationL1Dist<double>, false, true, false, false, true>(
+    const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
 template __global__ void pcf_ring_kernel<false, double, OperationL1Dist<double>>(
     const TiledBlockArgs<double>, const SimplePoint<double, double>* __restrict__, const OperationL1Dist<double>);
 }

@@ -312,6 +312,31 @@ struct TiledLoads {
   }
 };
 #undef MPCF_TILED_STEP_ASM
+// TiledLoads with f in shared memory as well (SharedRows with split loads):
+// `i` is then f's 32-bit shared address, moved FStep bytes on f's side.
+// Two predicated shared loads per step, each with only the lanes of its
+// side active: the row's lanes read nearly equal positions.
+#define MPCF_SPLIT_STEP_ASM(VT, C, FB)                                                          \
+  asm("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %6, 0;\n\t"                                        \
+      "@p add.u32 %4, %4, " FB ";\n\t@p ld.shared.v2." VT " {%0, %1}, [%4];\n\t"                \
+      "@!p add.u32 %5, %5, %7;\n\t@!p ld.shared.v2." VT " {%2, %3}, [%5];\n\t}"                 \
+      : "+" C(fn.t), "+" C(fn.v), "+" C(gn.t), "+" C(gn.v), "+r"(i), "+r"(g)                  \
+      : "r"(static_cast<std::uint32_t>(takeF)), "n"(GStep))
+template <std::uint32_t GStep>
+struct SplitLoads {
+  using G = std::uint32_t;
+  static __device__ __forceinline__ void step(bool takeF, const SimplePoint<float, float>*,
+                                              std::uint32_t& i, G& g, AlignedPoint<float>& fn,
+                                              AlignedPoint<float>& gn) {
+    MPCF_SPLIT_STEP_ASM("f32", "f", "8");
+  }
+  static __device__ __forceinline__ void step(bool takeF, const SimplePoint<double, double>*,
+                                              std::uint32_t& i, G& g, AlignedPoint<double>& fn,
+                                              AlignedPoint<double>& gn) {
+    MPCF_SPLIT_STEP_ASM("f64", "d", "16");
+  }
+};
+#undef MPCF_SPLIT_STEP_ASM
 
 // integrate_pair_shifted (sentinel_walk.hpp: the same steps, rectangles and
 // folds, so the same bits) with f in global memory and g, GStride points
@@ -343,7 +368,7 @@ __device__ __forceinline__ bool run_pruned(Step& step, std::uint32_t total, cons
   return false;
 }
 template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool GShared, bool Prune = false,
-          typename T, typename Op>
+          bool FShared = false, typename T, typename Op>
 __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict__ f,
                                              const SimplePoint<T, T>* g, std::uint32_t total,
                                              T a, T b, const Op& op, T bound = T(0)) {
@@ -352,8 +377,11 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
   AlignedPoint<T> gn = load_point(g);
   T t = mpcf::detail::min_value(fn.t, gn.t);
   auto acc = op.init();
-  using Loads = TiledLoads<GStride * sizeof(SimplePoint<T, T>), GShared>;
-  std::uint32_t i = 0;  // f's point in fn
+  static_assert(!FShared || GShared);
+  using Loads = std::conditional_t<FShared, SplitLoads<GStride * sizeof(SimplePoint<T, T>)>,
+                                   TiledLoads<GStride * sizeof(SimplePoint<T, T>), GShared>>;
+  std::uint32_t i = 0;  // f's point in fn (FShared: its shared address)
+  if constexpr (FShared) i = static_cast<std::uint32_t>(__cvta_generic_to_shared(f));
   typename Loads::G gAt;
   if constexpr (GShared) {
     gAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(g));
@@ -571,7 +599,7 @@ __device__ std::uint32_t binned_rows(const TiledBlockArgs<T>& args, std::uint32_
 // args.rowListOffset: kBinnedListBytes) and its row groups walk those rows
 // only, each thread only its pairs left; the others already hold +inf.
 template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
-          bool SharedRows = false, bool Prune = false, bool Binned = false>
+          bool SharedRows = false, bool Prune = false, bool Binned = false, bool SplitRows = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
@@ -664,7 +692,17 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     }
     auto walk = [&](const auto& o) -> T {
       using O = std::decay_t<decltype(o)>;
-      if constexpr (SharedRows) {
+      if constexpr (SharedRows && SplitRows) {
+        const Point* fs = reinterpret_cast<const Point*>(rowBuffer);
+        if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+          if (fast) {
+            return detail::walk_pair_tiled<C, false, true, true, Prune, true>(
+                fs, g, nf + ng, args.a, args.b, o, bound);
+          }
+        }
+        return detail::walk_pair_tiled<C, Windowed, false, true, Prune, true>(
+            fs, g, nf + ng, args.a, args.b, o, bound);
+      } else if constexpr (SharedRows) {
         const AP* gs = reinterpret_cast<const AP*>(g);
         if constexpr (!Windowed && UncheckedSumFold<O>::value) {
           if (fast) {

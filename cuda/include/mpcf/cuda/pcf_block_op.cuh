@@ -65,16 +65,18 @@ namespace mpcf::cuda {
 
 // Which block kernel computes the staged tiles: Auto is the faster one for
 // the type (measured on an H200: SharedRows for float64, else Ring;
-// TiledHalfWarp for float32 and where neither fits); tiles too large for
-// shared memory, or leaving room for fewer than PcfRingGeometry::kMinGroups
-// rings, always go to pcf_tiled_kernel.
+// SharedRowsSplit for float32 where it leaves room for 32 warps, else
+// TiledHalfWarp); tiles too large for shared memory, or leaving room for
+// fewer than PcfRingGeometry::kMinGroups rings, always go to
+// pcf_tiled_kernel.
 // Tiled: a warp walks one row against two tiles where the pair fits (see
 // cuda_pcf_kernel.cuh), the row read from global memory; SharedRows: the
 // same with each warp's row staged in shared memory too (one load per
-// step) where the buffers fit (PcfBlockOp::launch_shape); TiledHalfWarp:
-// always one tile per half-warp, two rows per warp (the layout before
-// pairs, kept for comparisons and tests). All give the same bits.
-enum class PcfKernel { Auto, Tiled, SharedRows, TiledHalfWarp, Ring };
+// step) where the buffers fit (PcfBlockOp::launch_shape); SharedRowsSplit:
+// the rows staged likewise, walked with two predicated shared loads per
+// step (one from the row, one from the tile); TiledHalfWarp: always one
+// tile per half-warp, two rows per warp. All give the same bits.
+enum class PcfKernel { Auto, Tiled, SharedRows, TiledHalfWarp, Ring, SharedRowsSplit };
 
 template <typename T, typename Op>
 class PcfBlockOp {
@@ -211,33 +213,41 @@ class PcfBlockOp {
   // (SharedRows), a buffer of that many points per warp, in thread blocks
   // of `threads`. Tiled staging takes the launch's first (largest) pair of
   // tiles when it fits, else its largest tile with one tile per row group,
-  // else nothing. Rows are staged (PcfKernel::SharedRows, and Auto in
-  // float64) when the pair is staged, the integrand is symmetric and the
-  // buffers leave room for at least kMinSharedRowsWarps warps per
-  // multiprocessor; else Auto in float64 takes rings where they fit.
+  // else nothing. Rows are staged (PcfKernel::SharedRows and
+  // SharedRowsSplit, and Auto) when the pair is staged, the integrand is
+  // symmetric and the buffers leave room for at least kMinSharedRowsWarps
+  // warps per multiprocessor (Auto in float32: kMinSplitWarps, with split
+  // loads); else Auto takes rings in float64 where they fit and half-warps
+  // in float32.
   struct LaunchShape {
     std::uint32_t ringGroups = 0;
     std::uint32_t warpTiles = 1;
     std::uint64_t sharedTiles = 0;
     std::uint32_t rowBufferPoints = 0;
     std::uint32_t threads = 0;  // SharedRows only
+    bool splitLoads = false;    // shared rows walked with two loads per step
   };
   static constexpr std::uint32_t kMinSharedRowsWarps = 16;
+  // Auto in float32: shared rows with split loads where the buffers leave
+  // room for this many warps per multiprocessor, else half-warps.
+  static constexpr std::uint32_t kMinSplitWarps = 32;
   static LaunchShape launch_shape(PcfKernel kernel, const BlockLayoutPlan& p, std::uint32_t q,
                                   std::uint32_t end, std::uint64_t sharedPerBlock,
                                   std::uint64_t sharedPerSm) {
     const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
     const std::uint64_t pair = first + (q + 1 < end ? tile_bytes(p, q + 1, sizeof(Point)) : 0);
     // Auto: float64 takes shared rows where they fit, else rings; float32
-    // and what is left the tiled kernel by half-warps (shared rows and
-    // pairs of tiles measured no faster there: see the file comment of
-    // cuda_pcf_kernel.cuh).
+    // shared rows with split loads where they leave room for 32 warps, else
+    // half-warps (see the file comment of cuda_pcf_kernel.cuh).
     const bool wide = sizeof(T) == 8;
     const PcfKernel k = kernel != PcfKernel::Auto ? kernel
                         : wide                    ? PcfKernel::SharedRows
-                                                  : PcfKernel::TiledHalfWarp;
+                                                  : PcfKernel::SharedRowsSplit;
+    const bool split = k == PcfKernel::SharedRowsSplit;
+    const std::uint32_t minWarps =
+        split && kernel == PcfKernel::Auto ? kMinSplitWarps : kMinSharedRowsWarps;
     LaunchShape shape;
-    if (k == PcfKernel::SharedRows && pair <= sharedPerBlock &&
+    if ((k == PcfKernel::SharedRows || split) && pair <= sharedPerBlock &&
         SymmetricIntegrand<KernelOpType>::value && p.nRows > 0) {
       // The longest row of the block (rows sorted longest first), with its
       // sentinel, in whole 16-byte units.
@@ -254,7 +264,8 @@ class PcfBlockOp {
           bestThreads = threads;
         }
       }
-      if (bestWarps >= kMinSharedRowsWarps) {
+      if (bestWarps >= minWarps) {
+        shape.splitLoads = split;
         shape.warpTiles = 2;
         shape.sharedTiles = pair;
         shape.rowBufferPoints = static_cast<std::uint32_t>(points);
@@ -609,6 +620,7 @@ class PcfBlockOp {
         kernel<<<static_cast<unsigned>(grid), threads, shared, stream>>>(args, args.rowPoints, op);
         MPCF_CUDA_CHECK_LAUNCH();
       };
+      const bool split = sharedRows && shape.splitLoads;
       if (ringGroups) {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
           if (wholeLine) launch(pcf_ring_kernel<false, T, KernelOp>, kernelOp, smem);
@@ -616,19 +628,17 @@ class PcfBlockOp {
         }
       } else if (prune) {
         if constexpr (kCanPrune) {
-          launch_pruned(launch, kernelOp, smem, sharedRows, staged, wholeLine, binned);
+          launch_pruned(launch, kernelOp, smem, sharedRows, split, staged, wholeLine, binned);
         }
       } else if (sharedRows) {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
-          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp, false, true>, kernelOp, smem);
-          else launch(pcf_tiled_kernel<true, true, T, KernelOp, false, true>, kernelOp, smem);
+          if (split) launch_tiled<true, true, false, false, true>(launch, kernelOp, smem, wholeLine);
+          else launch_tiled<true, true, false, false, false>(launch, kernelOp, smem, wholeLine);
         }
       } else if (staged) {
-        if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KernelOp>, kernelOp, smem);
-        else launch(pcf_tiled_kernel<true, true, T, KernelOp>, kernelOp, smem);
+        launch_tiled<true, false, false, false, false>(launch, kernelOp, smem, wholeLine);
       } else {
-        if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KernelOp>, kernelOp, smem);
-        else launch(pcf_tiled_kernel<false, true, T, KernelOp>, kernelOp, smem);
+        launch_tiled<false, false, false, false, false>(launch, kernelOp, smem, wholeLine);
       }
       if constexpr (FloatFirst<Op>::value) {
         if (wholeLine) launch(pcf_tiled_kernel<false, false, T, Op, true>, op_, 0);
@@ -639,37 +649,39 @@ class PcfBlockOp {
   }
 
  private:
+  // pcf_tiled_kernel<Staged, !wholeLine, T, KOp, false, SharedRows, Prune,
+  // Binned, Split> through launch_block's `launch`.
+  template <bool Staged, bool SharedRows, bool Prune, bool Binned, bool Split, typename Launch,
+            typename KOp>
+  static void launch_tiled(Launch& launch, const KOp& kernelOp, std::size_t smem, bool wholeLine) {
+    if (wholeLine) {
+      launch(pcf_tiled_kernel<Staged, false, T, KOp, false, SharedRows, Prune, Binned, Split>,
+             kernelOp, smem);
+    } else {
+      launch(pcf_tiled_kernel<Staged, true, T, KOp, false, SharedRows, Prune, Binned, Split>,
+             kernelOp, smem);
+    }
+  }
+
   // The pcf_tiled_kernel launches of launch_block with pruned walks (the
   // same shapes as without).
   template <typename Launch, typename KOp>
   static void launch_pruned(Launch& launch, const KOp& kernelOp, std::size_t smem, bool sharedRows,
-                            bool staged, bool wholeLine, bool binned) {
+                            bool split, bool staged, bool wholeLine, bool binned) {
     // Bin bounds exist for the L1 distance only (enable_bin_bounds).
     if constexpr (std::is_same_v<KOp, OperationL1Dist<T>>) {
       if (binned) {
-        if (sharedRows) {
-          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, true, true, true>, kernelOp, smem);
-          else launch(pcf_tiled_kernel<true, true, T, KOp, false, true, true, true>, kernelOp, smem);
-        } else if (staged) {
-          if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, false, true, true>, kernelOp, smem);
-          else launch(pcf_tiled_kernel<true, true, T, KOp, false, false, true, true>, kernelOp, smem);
-        } else {
-          if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KOp, false, false, true, true>, kernelOp, smem);
-          else launch(pcf_tiled_kernel<false, true, T, KOp, false, false, true, true>, kernelOp, smem);
-        }
+        if (split) launch_tiled<true, true, true, true, true>(launch, kernelOp, smem, wholeLine);
+        else if (sharedRows) launch_tiled<true, true, true, true, false>(launch, kernelOp, smem, wholeLine);
+        else if (staged) launch_tiled<true, false, true, true, false>(launch, kernelOp, smem, wholeLine);
+        else launch_tiled<false, false, true, true, false>(launch, kernelOp, smem, wholeLine);
         return;
       }
     }
-    if (sharedRows) {
-      if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, true, true>, kernelOp, smem);
-      else launch(pcf_tiled_kernel<true, true, T, KOp, false, true, true>, kernelOp, smem);
-    } else if (staged) {
-      if (wholeLine) launch(pcf_tiled_kernel<true, false, T, KOp, false, false, true>, kernelOp, smem);
-      else launch(pcf_tiled_kernel<true, true, T, KOp, false, false, true>, kernelOp, smem);
-    } else {
-      if (wholeLine) launch(pcf_tiled_kernel<false, false, T, KOp, false, false, true>, kernelOp, smem);
-      else launch(pcf_tiled_kernel<false, true, T, KOp, false, false, true>, kernelOp, smem);
-    }
+    if (split) launch_tiled<true, true, true, false, true>(launch, kernelOp, smem, wholeLine);
+    else if (sharedRows) launch_tiled<true, true, true, false, false>(launch, kernelOp, smem, wholeLine);
+    else if (staged) launch_tiled<true, false, true, false, false>(launch, kernelOp, smem, wholeLine);
+    else launch_tiled<false, false, true, false, false>(launch, kernelOp, smem, wholeLine);
   }
 
   static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
@@ -701,41 +713,35 @@ class PcfBlockOp {
   }
 
   // Lets the staged kernels use all the shared memory a block may have.
+  template <bool SharedRows, bool Prune, bool Binned, bool Split, typename K>
+  static void allow_tiled(int bytes) {
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(
+        pcf_tiled_kernel<true, false, T, K, false, SharedRows, Prune, Binned, Split>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    MPCF_CUDA_TRY(cudaFuncSetAttribute(
+        pcf_tiled_kernel<true, true, T, K, false, SharedRows, Prune, Binned, Split>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  }
   void allow_shared_memory(std::size_t bytes) const {
     using K = typename KernelOpOf<Op>::type;
     const int b = static_cast<int>(bytes);
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-    MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    allow_tiled<false, false, false, false, K>(b);
     if constexpr (SymmetricIntegrand<K>::value) {
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      allow_tiled<true, false, false, false, K>(b);
+      allow_tiled<true, false, false, true, K>(b);
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     }
     if constexpr (MonotoneFold<K>::value) {  // launch_pruned's staged kernels
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, false, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, false, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-      MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+      allow_tiled<false, true, false, false, K>(b);
+      allow_tiled<true, true, false, false, K>(b);
+      allow_tiled<true, true, false, true, K>(b);
       if constexpr (std::is_same_v<K, OperationL1Dist<T>>) {  // the binned ones
-        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, false, true, true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, false, true, true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, false, T, K, false, true, true, true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-        MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_tiled_kernel<true, true, T, K, false, true, true, true>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+        allow_tiled<false, true, true, false, K>(b);
+        allow_tiled<true, true, true, false, K>(b);
+        allow_tiled<true, true, true, true, K>(b);
       }
     }
   }
