@@ -1308,8 +1308,8 @@ void test_launch_shapes(void**) {
   assert_int_equal(s.ringGroups, 0);
   assert_int_equal(s.rowBufferPoints, 10);
   assert_false(s.splitLoads);
-  // Auto in float32: shared rows with split loads where they leave room
-  // for 32 warps (8-byte points: tiles of 1536 and 1024 bytes, buffers of
+  // Auto in float32 (walks without bounds): shared rows with split loads
+  // where they leave room for 32 warps (8-byte points: tiles of 1536 and 1024 bytes, buffers of
   // 80 bytes per warp, 64 warps with 256 threads), else half-warps.
   using OpF = PcfBlockOp<float, OperationL1Dist<float>>;
   const std::uint64_t f0 = 12 * C * sizeof(PcfPoint<float>), f1 = 8 * C * sizeof(PcfPoint<float>);
@@ -1320,6 +1320,12 @@ void test_launch_shapes(void**) {
   assert_int_equal(sf.warpTiles, 2);
   assert_int_equal(sf.sharedTiles, f0 + f1);
   assert_int_equal(sf.threads, 256);
+  // Walks with bounds (a kNN) keep half-warps in float32.
+  sf = OpF::launch_shape(PcfKernel::Auto, p, 0, 3, kBlock, kSm, true);
+  assert_false(sf.splitLoads);
+  assert_int_equal(sf.rowBufferPoints, 0);
+  assert_int_equal(sf.warpTiles, 1);
+  assert_int_equal(sf.sharedTiles, f0);
   // The row of 1000 points (8,000 bytes per warp): 256 threads take 66,560
   // bytes, 3 blocks per multiprocessor (24 warps), 512 threads one block
   // (16 warps): enough for SharedRowsSplit asked for (16), not for Auto.

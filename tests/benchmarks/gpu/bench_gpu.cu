@@ -10,7 +10,8 @@
 //             ring/... with pcf_tiled_kernel (a warp per row and two
 //             tiles, the row read from global memory or, SharedRows,
 //             staged in shared memory; or TiledHalfWarp: a half-warp per
-//             row and one tile) or pcf_ring_kernel forced;
+//             row and one tile) or pcf_ring_kernel forced; split/... the
+//             staged rows walked with split loads (SharedRowsSplit);
 //   ref/...   the seed-style reference kernel: one thread per pair, points
 //             read from global memory with 64-bit indexing, blocks of 1 x 32
 //             threads (CUDA events), core's walk and the same output;
@@ -25,8 +26,7 @@
 // task's stages per device, also with each GPU uploading the input on its
 // own (own_uploads) and with one compute stream (one_stream).
 // kNN with and without bin lower bounds (--benchmark_filter=^knnbins):
-// knnbins/f32/<case>/gpus<g>/{nobins,bins,bins-half}, the kNN task in the same
-// run (bins-half: the half-warp block kernel instead of split row loads).
+// knnbins/f32/<case>/gpus<g>/{bins,nobins}, the kNN task in the same run.
 // Reductions (--benchmark_filter=^reduce, DESIGN §8): reduce/knn/... k = 10
 // nearest neighbours end to end (mpcf_knn, CUDA) at n = 20000, 200000 and
 // 500000 (m = 128, or m uniform in 10..1000), and n = 200000 of clustered
@@ -808,19 +808,15 @@ void register_reduce() {
 
 // The kNN task itself (make_pcf_task, what mpcf_knn runs) with and without
 // bin lower bounds (CudaExecutionConfig::binBounds): knnbins/.../{bins,
-// nobins}, and with them on the half-warp block kernel (bins-half,
-// CudaExecutionConfig::splitRowLoads = false); the same input and GPUs in
-// the same run, one timed call each (the kernels are loaded by main's
-// warm-up), with fingerprints.
+// nobins}, the same input and GPUs in the same run, one timed call each
+// (the kernels are loaded by main's warm-up), with fingerprints.
 template <typename T>
-void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins,
-                 bool split = true) {
+void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool bins) {
   const Input& in = input(n, m);
   auto coll = collection_of<T>(in);
   mpcf::cuda::CudaExecutionConfig cfg;
   for (int d = 0; d < gpus; ++d) cfg.devices.push_back(d);
   cfg.binBounds = bins;
-  cfg.splitRowLoads = split;
   const std::size_t k = 10;
   std::vector<T> dist(n * k);
   std::vector<std::int64_t> idx(n * k);
@@ -836,8 +832,8 @@ void bm_knn_bins(benchmark::State& state, std::size_t n, MMode m, int gpus, bool
   }
   state.counters["merge_steps_per_s"] =
       benchmark::Counter(merge_steps(in, false), benchmark::Counter::kIsIterationInvariantRate);
-  std::printf("knn fingerprint n=%zu %s gpus=%d %s%s: %016llx\n", n, m_name(m), gpus,
-              bins ? "bins" : "nobins", split ? "" : "-half",
+  std::printf("knn fingerprint n=%zu %s gpus=%d %s: %016llx\n", n, m_name(m), gpus,
+              bins ? "bins" : "nobins",
               static_cast<unsigned long long>(knn_fingerprint(dist, idx)));
 }
 
@@ -856,17 +852,12 @@ void register_knn_bins() {
   for (const Case& c : cases) {
     for (int gpus : {1, 2}) {
       if (gpus > mpcf_cuda_device_count()) continue;
-      // bins-half: with bin bounds, the half-warp block kernel
-      // (CudaExecutionConfig::splitRowLoads = false), the baseline of the
-      // split loads.
-      for (int variant : {0, 1, 2}) {
-        const bool bins = variant > 0, split = variant < 2;
+      for (bool bins : {false, true}) {
         const std::string name = std::string("knnbins/f32/") + c.name + "/gpus" +
-                                 std::to_string(gpus) +
-                                 (variant == 0 ? "/nobins" : variant == 1 ? "/bins" : "/bins-half");
+                                 std::to_string(gpus) + (bins ? "/bins" : "/nobins");
         benchmark::RegisterBenchmark(name.c_str(),
                                      [=](benchmark::State& s) {
-                                       bm_knn_bins<float>(s, c.n, c.m, gpus, bins, split);
+                                       bm_knn_bins<float>(s, c.n, c.m, gpus, bins);
                                      })
             ->Iterations(c.iters)->UseRealTime()->Unit(benchmark::kMillisecond);
       }

@@ -159,9 +159,6 @@ class CudaBlockTask final : public Work {
     if constexpr (requires { blockOp_.enable_bin_bounds(); }) {
       if (cfg_.binBounds && stage->gives_bounds()) blockOp_.enable_bin_bounds();
     }
-    if constexpr (requires { blockOp_.set_kernel(PcfKernel::TiledHalfWarp); }) {
-      if (sizeof(T) == 4 && !cfg_.splitRowLoads) blockOp_.set_kernel(PcfKernel::TiledHalfWarp);
-    }
     BlockPlan plan = plan_blocks(
         blockOp_.row_count(), blockOp_.col_count(), mode_, blockOp_, devices_, cfg_,
         [&](std::size_t mr, std::size_t mc) { return stage->device_bytes(mr, mc); });

@@ -67,11 +67,6 @@ struct CudaExecutionConfig {
   // bounds before walking them (bin_bounds.hpp; same results). false: only
   // the walks stop early (kept to measure the difference).
   bool binBounds = true;
-  // float32 PCF blocks: the block kernel walks rows staged in shared memory
-  // with split loads where they leave room for enough warps (PcfKernel::Auto;
-  // same results). false: the half-warp kernel with rows read from global
-  // memory throughout (kept to measure the difference).
-  bool splitRowLoads = true;
 };
 
 // The GPU work of a request: its plane computed block by block on the

@@ -65,8 +65,9 @@ namespace mpcf::cuda {
 
 // Which block kernel computes the staged tiles: Auto is the faster one for
 // the type (measured on an H200: SharedRows for float64, else Ring;
-// SharedRowsSplit for float32 where it leaves room for 32 warps, else
-// TiledHalfWarp); tiles too large for shared memory, or leaving room for
+// SharedRowsSplit for float32 where it leaves room for 32 warps and the
+// walks have no bounds, else TiledHalfWarp); tiles too large for shared
+// memory, or leaving room for
 // fewer than PcfRingGeometry::kMinGroups rings, always go to
 // pcf_tiled_kernel.
 // Tiled: a warp walks one row against two tiles where the pair fits (see
@@ -217,8 +218,9 @@ class PcfBlockOp {
   // SharedRowsSplit, and Auto) when the pair is staged, the integrand is
   // symmetric and the buffers leave room for at least kMinSharedRowsWarps
   // warps per multiprocessor (Auto in float32: kMinSplitWarps, with split
-  // loads); else Auto takes rings in float64 where they fit and half-warps
-  // in float32.
+  // loads, for walks without bounds: `pruned` launches keep half-warps);
+  // else Auto takes rings in float64 where they fit and half-warps in
+  // float32.
   struct LaunchShape {
     std::uint32_t ringGroups = 0;
     std::uint32_t warpTiles = 1;
@@ -228,20 +230,23 @@ class PcfBlockOp {
     bool splitLoads = false;    // shared rows walked with two loads per step
   };
   static constexpr std::uint32_t kMinSharedRowsWarps = 16;
-  // Auto in float32: shared rows with split loads where the buffers leave
-  // room for this many warps per multiprocessor, else half-warps.
+  // Auto in float32 (walks without bounds): shared rows with split loads
+  // where the buffers leave room for this many warps per multiprocessor,
+  // else half-warps.
   static constexpr std::uint32_t kMinSplitWarps = 32;
   static LaunchShape launch_shape(PcfKernel kernel, const BlockLayoutPlan& p, std::uint32_t q,
                                   std::uint32_t end, std::uint64_t sharedPerBlock,
-                                  std::uint64_t sharedPerSm) {
+                                  std::uint64_t sharedPerSm, bool pruned = false) {
     const std::uint64_t first = tile_bytes(p, q, sizeof(Point));
     const std::uint64_t pair = first + (q + 1 < end ? tile_bytes(p, q + 1, sizeof(Point)) : 0);
     // Auto: float64 takes shared rows where they fit, else rings; float32
-    // shared rows with split loads where they leave room for 32 warps, else
-    // half-warps (see the file comment of cuda_pcf_kernel.cuh).
+    // shared rows with split loads where they leave room for 32 warps and
+    // the walks have no bounds, else half-warps (see the file comment of
+    // cuda_pcf_kernel.cuh).
     const bool wide = sizeof(T) == 8;
     const PcfKernel k = kernel != PcfKernel::Auto ? kernel
                         : wide                    ? PcfKernel::SharedRows
+                        : pruned                  ? PcfKernel::TiledHalfWarp
                                                   : PcfKernel::SharedRowsSplit;
     const bool split = k == PcfKernel::SharedRowsSplit;
     const std::uint32_t minWarps =
@@ -575,7 +580,7 @@ class PcfBlockOp {
     for (const std::uint32_t end : p.launchEnds) {
       const LaunchShape shape =
           launch_shape(kernel_, p, q, end, s.sharedPerBlock - (binned ? listBytes + 16 : 0),
-                       s.sharedPerSm);
+                       s.sharedPerSm, prune);
       const bool staged = shape.sharedTiles > 0;
       const bool sharedRows = shape.rowBufferPoints > 0;
       const std::uint32_t ringGroups = shape.ringGroups;
