@@ -793,7 +793,6 @@ const char* kernel_name(PcfKernel k) {
     case PcfKernel::Ring: return "ring";
     case PcfKernel::SharedRows: return "tiled (shared rows)";
     case PcfKernel::SharedRowsSplit: return "tiled (shared rows, split loads)";
-    case PcfKernel::SharedRowsCopies: return "tiled (shared rows, copies)";
     case PcfKernel::TiledHalfWarp: return "tiled (half-warps)";
     case PcfKernel::Tiled: return "tiled";
     default: return "auto";
@@ -822,7 +821,7 @@ void ring_vs_tiled(const Pcfs& P, const char* what, bool withReference = true) {
         const auto ring = run_block_with<T>(P, cs.block, cs.skip, fn, w, PcfKernel::Ring);
         for (const PcfKernel other :
              {PcfKernel::Ring, PcfKernel::SharedRows, PcfKernel::TiledHalfWarp,
-              PcfKernel::SharedRowsSplit, PcfKernel::SharedRowsCopies}) {
+              PcfKernel::SharedRowsSplit}) {
           const auto got =
               other == PcfKernel::Ring ? ring : run_block_with<T>(P, cs.block, cs.skip, fn, w, other);
           for (std::size_t k = 0; k < got.size(); ++k) {

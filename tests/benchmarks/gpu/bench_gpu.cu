@@ -185,7 +185,7 @@ double merge_steps(const Input& in, bool kernel) {
 
 struct Row {
   double e2e = NAN, e2e0 = NAN, ours = NAN, tiled = NAN, ring = NAN, ref = NAN, steps = 0;
-  std::vector<double> oursOut, tiledOut, rowsOut, halfOut, ringOut, splitOut, copiesOut, refOut;  // lower triangles (n = 2000 cases)
+  std::vector<double> oursOut, tiledOut, rowsOut, halfOut, ringOut, splitOut, refOut;  // lower triangles (n = 2000 cases)
   std::string stages;
   std::string stagesOneStream;  // the same with consecutive blocks on one compute stream
 };
@@ -340,7 +340,7 @@ std::vector<double> lower_triangle(const T* device, std::size_t n, bool kernel) 
 }
 
 // Which kernel a bm_kernels case times.
-enum class KernelCase { Ours, Tiled, Rows, Half, Ring, Split, Copies, Ref };
+enum class KernelCase { Ours, Tiled, Rows, Half, Ring, Split, Ref };
 const char* kernel_case_name(KernelCase k) {
   switch (k) {
     case KernelCase::Ours: return "ours/";
@@ -349,7 +349,6 @@ const char* kernel_case_name(KernelCase k) {
     case KernelCase::Half: return "half/";
     case KernelCase::Ring: return "ring/";
     case KernelCase::Split: return "split/";
-    case KernelCase::Copies: return "copies/";
     case KernelCase::Ref: default: return "ref/";
   }
 }
@@ -385,7 +384,6 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
                   : which == KernelCase::Half ? mpcf::cuda::PcfKernel::TiledHalfWarp
                   : which == KernelCase::Ring ? mpcf::cuda::PcfKernel::Ring
                   : which == KernelCase::Split ? mpcf::cuda::PcfKernel::SharedRowsSplit
-                  : which == KernelCase::Copies ? mpcf::cuda::PcfKernel::SharedRowsCopies
                                               : mpcf::cuda::PcfKernel::Auto);
     mpcf::BlockScheduler::Config c;
     c.nRows = c.nCols = n;
@@ -408,7 +406,6 @@ void bm_kernels(benchmark::State& state, KernelCase which, bool kernel, std::siz
                  : which == KernelCase::Rows  ? row.rowsOut
                  : which == KernelCase::Ring  ? row.ringOut
                  : which == KernelCase::Split ? row.splitOut
-                 : which == KernelCase::Copies ? row.copiesOut
                                               : row.oursOut;
     keep = lower_triangle(out.data(), n, kernel);
   }
@@ -968,8 +965,7 @@ void print_summary() {
                                        std::pair{"ours vs rows", &row.rowsOut},
                                        std::pair{"ours vs half", &row.halfOut},
                                        std::pair{"ours vs ring", &row.ringOut},
-                                       std::pair{"ours vs split", &row.splitOut},
-                                       std::pair{"ours vs copies", &row.copiesOut}}) {
+                                       std::pair{"ours vs split", &row.splitOut}}) {
       const std::string same = compare_outputs(row.oursOut, *other);
       if (!same.empty()) std::printf("%-32s %s: %s\n", "", label, same.c_str());
     }
@@ -1053,7 +1049,7 @@ void register_all() {
           }
           for (KernelCase which :
                {KernelCase::Ours, KernelCase::Tiled, KernelCase::Rows, KernelCase::Half,
-                KernelCase::Ring, KernelCase::Split, KernelCase::Copies, KernelCase::Ref}) {
+                KernelCase::Ring, KernelCase::Split, KernelCase::Ref}) {
             const std::string full = kernel_case_name(which) + name;
             register_typed(full, f32, kernel, [=]<typename T, typename Op>(benchmark::State& s) {
               bm_kernels<T, Op>(s, which, kernel, n, m);

@@ -437,30 +437,27 @@ __device__ __forceinline__ T walk_pair_tiled(const SimplePoint<T, T>* __restrict
 // TiledLoads: nvcc 13 keeps the side as an integer (three instructions to
 // get a predicate back) and moves each address with an add and a
 // predicated copy.
-#define MPCF_SHARED_STEP_ASM(VT, C, GB)                                                         \
+#define MPCF_SHARED_STEP_ASM(VT, C, FB, GB)                                                     \
   asm("{\n\t.reg .pred tk, nf, fr;\n\t.reg .b32 a;\n\tsetp.ne.b32 tk, %7, 0;\n\t"               \
       "setp.ne.b32 nf, %6, 0;\n\txor.pred fr, tk, nf;\n\t"                                    \
       "@!tk mov." VT " %0, %2;\n\t@!tk mov." VT " %1, %3;\n\t"                                \
       "selp.b32 a, %5, %4, fr;\n\tld.shared.v2." VT " {%2, %3}, [a];\n\t"                      \
-      "@!fr add.u32 %4, %4, %8;\n\t@fr add.u32 %5, %5, " GB ";\n\t"                            \
+      "@!fr add.u32 %4, %4, " FB ";\n\t@fr add.u32 %5, %5, " GB ";\n\t"                        \
       "selp.u32 %6, 0, 1, fr;\n\t}"                                                           \
       : "+" C(kept.t), "+" C(kept.v), "+" C(next.t), "+" C(next.v), "+r"(fAt), "+r"(gAt),     \
         "+r"(nextIsF)                                                                         \
-      : "r"(static_cast<std::uint32_t>(takeNext)), "n"(FBytes))
-// FStride: points from one row point to the next in the buffer (row copies
-// interleaved, RowCopies of pcf_tiled_kernel).
-template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool Prune = false,
-          std::uint32_t FStride = 1, typename T, typename Op>
+      : "r"(static_cast<std::uint32_t>(takeNext)))
+template <std::uint32_t GStride, bool Windowed, bool Unchecked, bool Prune = false, typename T,
+          typename Op>
 __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const AlignedPoint<T>* g,
                                               std::uint32_t total, T a, T b, const Op& op,
                                               T bound = T(0)) {
   static_assert(SymmetricIntegrand<Op>::value);
   static_assert(!Prune || MonotoneFold<Op>::value);
   static_assert(GStride == 16, "the tile strides in bytes of MPCF_SHARED_STEP_ASM");
-  constexpr std::uint32_t FBytes = FStride * sizeof(AlignedPoint<T>);
   AlignedPoint<T> kept = f[0];
   AlignedPoint<T> next = g[0];
-  std::uint32_t fAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(f + FStride));
+  std::uint32_t fAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(f + 1));
   std::uint32_t gAt = static_cast<std::uint32_t>(__cvta_generic_to_shared(g + GStride));
   T t = mpcf::detail::min_value(kept.t, next.t);
   auto acc = op.init();
@@ -472,9 +469,9 @@ __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const Al
       acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
       t = tn;
       if constexpr (sizeof(T) == 4) {
-        MPCF_SHARED_STEP_ASM("f32", "f", "128");
+        MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
       } else {
-        MPCF_SHARED_STEP_ASM("f64", "d", "256");
+        MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
       }
     };
     if (run_pruned(step, total, acc, bound)) return op.finalize(acc);
@@ -486,9 +483,9 @@ __device__ __forceinline__ T walk_pair_shared(const AlignedPoint<T>* f, const Al
       acc = fold_rectangle<Windowed, Unchecked>(acc, t, tn, kept.v, next.v, a, b, op);
       t = tn;
       if constexpr (sizeof(T) == 4) {
-        MPCF_SHARED_STEP_ASM("f32", "f", "128");
+        MPCF_SHARED_STEP_ASM("f32", "f", "8", "128");
       } else {
-        MPCF_SHARED_STEP_ASM("f64", "d", "256");
+        MPCF_SHARED_STEP_ASM("f64", "d", "16", "256");
       }
     }
   }
@@ -612,8 +609,7 @@ __device__ std::uint32_t binned_rows(const TiledBlockArgs<T>& args, std::uint32_
 // args.rowListOffset: kBinnedListBytes) and its row groups walk those rows
 // only, each thread only its pairs left; the others already hold +inf.
 template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
-          bool SharedRows = false, bool Prune = false, bool Binned = false, bool SplitRows = false,
-          std::uint32_t RowCopies = 1>
+          bool SharedRows = false, bool Prune = false, bool Binned = false, bool SplitRows = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     pcf_tiled_kernel(const TiledBlockArgs<T> args, const SimplePoint<T, T>* __restrict__ rowPoints,
                      const Op op) {
@@ -682,14 +678,8 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
       // The warp copies its row (nf + 1 points with the sentinel) into its
       // buffer, once the last row's walks have finished reading it.
       __syncwarp();
-      if constexpr (RowCopies == 1) {
-        for (std::uint32_t k = threadIdx.x % 32; k <= nf; k += 32) {
-          rowBuffer[k] = detail::load_point(rowPoints + fBegin + k);
-        }
-      } else {
-        for (std::uint32_t k = threadIdx.x % 32; k < (nf + 1) * RowCopies; k += 32) {
-          rowBuffer[k] = detail::load_point(rowPoints + fBegin + k / RowCopies);
-        }
+      for (std::uint32_t k = threadIdx.x % 32; k <= nf; k += 32) {
+        rowBuffer[k] = detail::load_point(rowPoints + fBegin + k);
       }
       __syncwarp();
       if (padding) continue;
@@ -724,19 +714,14 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
             fs, g, nf + ng, args.a, args.b, o, bound);
       } else if constexpr (SharedRows) {
         const AP* gs = reinterpret_cast<const AP*>(g);
-        // RowCopies: copy k of each row point at k (mod RowCopies); the
-        // lane reads copy lane % RowCopies.
-        const AP* fs = rowBuffer + lane % RowCopies;
         if constexpr (!Windowed && UncheckedSumFold<O>::value) {
           if (fast) {
-            return detail::walk_pair_shared<C, false, true, Prune, RowCopies>(fs, gs, nf + ng,
-                                                                              args.a, args.b, o,
-                                                                              bound);
+            return detail::walk_pair_shared<C, false, true, Prune>(rowBuffer, gs, nf + ng, args.a,
+                                                                   args.b, o, bound);
           }
         }
-        return detail::walk_pair_shared<C, Windowed, false, Prune, RowCopies>(fs, gs, nf + ng,
-                                                                               args.a, args.b, o,
-                                                                               bound);
+        return detail::walk_pair_shared<C, Windowed, false, Prune>(rowBuffer, gs, nf + ng,
+                                                                    args.a, args.b, o, bound);
       } else if constexpr (!Windowed && UncheckedSumFold<O>::value) {
         if (fast) {
           return detail::walk_pair_tiled<C, false, true, Staged, Prune>(

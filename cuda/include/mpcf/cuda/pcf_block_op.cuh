@@ -77,7 +77,7 @@ namespace mpcf::cuda {
 // the rows staged likewise, walked with two predicated shared loads per
 // step (one from the row, one from the tile); TiledHalfWarp: always one
 // tile per half-warp, two rows per warp. All give the same bits.
-enum class PcfKernel { Auto, Tiled, SharedRows, TiledHalfWarp, Ring, SharedRowsSplit, SharedRowsCopies };
+enum class PcfKernel { Auto, Tiled, SharedRows, TiledHalfWarp, Ring, SharedRowsSplit };
 
 template <typename T, typename Op>
 class PcfBlockOp {
@@ -228,7 +228,6 @@ class PcfBlockOp {
     std::uint32_t rowBufferPoints = 0;
     std::uint32_t threads = 0;  // SharedRows only
     bool splitLoads = false;    // shared rows walked with two loads per step
-    std::uint32_t rowCopies = 1;  // SharedRowsCopies: copies per row point (rowBufferPoints counts them)
   };
   static constexpr std::uint32_t kMinSharedRowsWarps = 16;
   // Auto in float32 (walks without bounds): shared rows with split loads
@@ -250,21 +249,14 @@ class PcfBlockOp {
                         : pruned                  ? PcfKernel::TiledHalfWarp
                                                   : PcfKernel::SharedRowsSplit;
     const bool split = k == PcfKernel::SharedRowsSplit;
-    // SharedRowsCopies (walks without bounds): a copy of each row point
-    // per bank group of a shared-memory phase (128-byte strides).
-    const std::uint32_t copies =
-        k == PcfKernel::SharedRowsCopies && !pruned ? 128 / sizeof(Point) : 1;
-    const std::uint32_t minWarps = split && kernel == PcfKernel::Auto ? kMinSplitWarps
-                                   : copies > 1                        ? 8
-                                                                       : kMinSharedRowsWarps;
+    const std::uint32_t minWarps =
+        split && kernel == PcfKernel::Auto ? kMinSplitWarps : kMinSharedRowsWarps;
     LaunchShape shape;
-    if ((k == PcfKernel::SharedRows || split || k == PcfKernel::SharedRowsCopies) &&
-        pair <= sharedPerBlock &&
+    if ((k == PcfKernel::SharedRows || split) && pair <= sharedPerBlock &&
         SymmetricIntegrand<KernelOpType>::value && p.nRows > 0) {
       // The longest row of the block (rows sorted longest first), with its
       // sentinel, in whole 16-byte units.
-      const std::uint64_t points =
-          ((p.rowOffsets[1] - p.rowOffsets[0] + 1) & ~std::uint64_t(1)) * copies;
+      const std::uint64_t points = (p.rowOffsets[1] - p.rowOffsets[0] + 1) & ~std::uint64_t(1);
       std::uint32_t bestWarps = 0, bestThreads = 0;
       for (const std::uint32_t threads : {256u, 512u, 1024u}) {
         const std::uint64_t smem = pair + (threads / 32) * points * sizeof(Point);
@@ -279,7 +271,6 @@ class PcfBlockOp {
       }
       if (bestWarps >= minWarps) {
         shape.splitLoads = split;
-        shape.rowCopies = copies;
         shape.warpTiles = 2;
         shape.sharedTiles = pair;
         shape.rowBufferPoints = static_cast<std::uint32_t>(points);
@@ -646,9 +637,7 @@ class PcfBlockOp {
         }
       } else if (sharedRows) {
         if constexpr (SymmetricIntegrand<KernelOp>::value) {
-          constexpr std::uint32_t kCopies = 128 / sizeof(Point);
           if (split) launch_tiled<true, true, false, false, true>(launch, kernelOp, smem, wholeLine);
-          else if (shape.rowCopies > 1) launch_tiled<true, true, false, false, false, kCopies>(launch, kernelOp, smem, wholeLine);
           else launch_tiled<true, true, false, false, false>(launch, kernelOp, smem, wholeLine);
         }
       } else if (staged) {
@@ -667,14 +656,14 @@ class PcfBlockOp {
  private:
   // pcf_tiled_kernel<Staged, !wholeLine, T, KOp, false, SharedRows, Prune,
   // Binned, Split> through launch_block's `launch`.
-  template <bool Staged, bool SharedRows, bool Prune, bool Binned, bool Split,
-            std::uint32_t Copies = 1, typename Launch, typename KOp>
+  template <bool Staged, bool SharedRows, bool Prune, bool Binned, bool Split, typename Launch,
+            typename KOp>
   static void launch_tiled(Launch& launch, const KOp& kernelOp, std::size_t smem, bool wholeLine) {
     if (wholeLine) {
-      launch(pcf_tiled_kernel<Staged, false, T, KOp, false, SharedRows, Prune, Binned, Split, Copies>,
+      launch(pcf_tiled_kernel<Staged, false, T, KOp, false, SharedRows, Prune, Binned, Split>,
              kernelOp, smem);
     } else {
-      launch(pcf_tiled_kernel<Staged, true, T, KOp, false, SharedRows, Prune, Binned, Split, Copies>,
+      launch(pcf_tiled_kernel<Staged, true, T, KOp, false, SharedRows, Prune, Binned, Split>,
              kernelOp, smem);
     }
   }
@@ -729,14 +718,13 @@ class PcfBlockOp {
   }
 
   // Lets the staged kernels use all the shared memory a block may have.
-  template <bool SharedRows, bool Prune, bool Binned, bool Split, typename K,
-            std::uint32_t Copies = 1>
+  template <bool SharedRows, bool Prune, bool Binned, bool Split, typename K>
   static void allow_tiled(int bytes) {
     MPCF_CUDA_TRY(cudaFuncSetAttribute(
-        pcf_tiled_kernel<true, false, T, K, false, SharedRows, Prune, Binned, Split, Copies>,
+        pcf_tiled_kernel<true, false, T, K, false, SharedRows, Prune, Binned, Split>,
         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     MPCF_CUDA_TRY(cudaFuncSetAttribute(
-        pcf_tiled_kernel<true, true, T, K, false, SharedRows, Prune, Binned, Split, Copies>,
+        pcf_tiled_kernel<true, true, T, K, false, SharedRows, Prune, Binned, Split>,
         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   }
   void allow_shared_memory(std::size_t bytes) const {
@@ -746,7 +734,6 @@ class PcfBlockOp {
     if constexpr (SymmetricIntegrand<K>::value) {
       allow_tiled<true, false, false, false, K>(b);
       allow_tiled<true, false, false, true, K>(b);
-      allow_tiled<true, false, false, false, K, 128 / sizeof(Point)>(b);
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
