@@ -53,7 +53,8 @@
 // Two tiles per warp without shared rows made no difference in float32
 // (26.3 ms against 26.4 at m = 128, 113 against 112 at m = 512): a 64-bit
 // load costs the L1 pipe two wavefronts however few cache lines it
-// touches; float32 keeps one tile per half-warp.
+// touches; float32 keeps one tile per half-warp where it does not stage
+// its rows.
 //
 // pcf_ring_kernel (below) computes the same bits with the row functions
 // streamed through small rings in shared memory as well: one load per step
@@ -608,6 +609,10 @@ __device__ std::uint32_t binned_rows(const TiledBlockArgs<T>& args, std::uint32_
 // chunk with a pair left in its tiles (dynamic shared memory at
 // args.rowListOffset: kBinnedListBytes) and its row groups walk those rows
 // only, each thread only its pairs left; the others already hold +inf.
+//
+// SplitRows (with SharedRows): the staged row is walked with two predicated
+// shared loads per step (walk_pair_tiled with SplitLoads) instead of one
+// load from an address chosen per lane (see the file comment).
 template <bool Staged, bool Windowed, typename T, typename Op, bool Redo = false,
           bool SharedRows = false, bool Prune = false, bool Binned = false, bool SplitRows = false>
 __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
