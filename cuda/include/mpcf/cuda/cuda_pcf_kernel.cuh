@@ -707,17 +707,7 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
     }
     auto walk = [&](const auto& o) -> T {
       using O = std::decay_t<decltype(o)>;
-      if constexpr (SharedRows && SplitRows) {
-        const Point* fs = reinterpret_cast<const Point*>(rowBuffer);
-        if constexpr (!Windowed && UncheckedSumFold<O>::value) {
-          if (fast) {
-            return detail::walk_pair_tiled<C, false, true, true, Prune, true>(
-                fs, g, nf + ng, args.a, args.b, o, bound);
-          }
-        }
-        return detail::walk_pair_tiled<C, Windowed, false, true, Prune, true>(
-            fs, g, nf + ng, args.a, args.b, o, bound);
-      } else if constexpr (SharedRows) {
+      if constexpr (SharedRows && !SplitRows) {
         const AP* gs = reinterpret_cast<const AP*>(g);
         if constexpr (!Windowed && UncheckedSumFold<O>::value) {
           if (fast) {
@@ -727,16 +717,19 @@ __global__ void __launch_bounds__(PcfTileGeometry::kMaxThreads)
         }
         return detail::walk_pair_shared<C, Windowed, false, Prune>(rowBuffer, gs, nf + ng,
                                                                     args.a, args.b, o, bound);
-      } else if constexpr (!Windowed && UncheckedSumFold<O>::value) {
-        if (fast) {
-          return detail::walk_pair_tiled<C, false, true, Staged, Prune>(
-              rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
-        }
-        return detail::walk_pair_tiled<C, false, false, Staged, Prune>(
-            rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
       } else {
-        return detail::walk_pair_tiled<C, Windowed, false, Staged, Prune>(
-            rowPoints + fBegin, g, nf + ng, args.a, args.b, o, bound);
+        // The row from global memory, or (SplitRows) from the warp's buffer
+        // with split loads.
+        const Point* f =
+            SplitRows ? reinterpret_cast<const Point*>(rowBuffer) : rowPoints + fBegin;
+        if constexpr (!Windowed && UncheckedSumFold<O>::value) {
+          if (fast) {
+            return detail::walk_pair_tiled<C, false, true, Staged, Prune, SplitRows>(
+                f, g, nf + ng, args.a, args.b, o, bound);
+          }
+        }
+        return detail::walk_pair_tiled<C, Windowed, false, Staged, Prune, SplitRows>(
+            f, g, nf + ng, args.a, args.b, o, bound);
       }
     };
     const T value = walk(op);
