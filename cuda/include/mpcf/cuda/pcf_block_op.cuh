@@ -67,9 +67,8 @@ namespace mpcf::cuda {
 // the type (measured on an H200: SharedRows for float64, else Ring;
 // SharedRowsSplit for float32 where it leaves room for 32 warps and the
 // walks have no bounds, else TiledHalfWarp); tiles too large for shared
-// memory, or leaving room for
-// fewer than PcfRingGeometry::kMinGroups rings, always go to
-// pcf_tiled_kernel.
+// memory, or leaving room for fewer than PcfRingGeometry::kMinGroups rings,
+// always go to pcf_tiled_kernel.
 // Tiled: a warp walks one row against two tiles where the pair fits (see
 // cuda_pcf_kernel.cuh), the row read from global memory; SharedRows: the
 // same with each warp's row staged in shared memory too (one load per
@@ -633,17 +632,17 @@ class PcfBlockOp {
         }
       } else if (prune) {
         if constexpr (kCanPrune) {
-          launch_pruned(launch, kernelOp, smem, sharedRows, split, staged, wholeLine, binned);
+          // Bin bounds exist for the L1 distance only (enable_bin_bounds):
+          // no binned kernels for the other operations.
+          constexpr bool kBins = std::is_same_v<KernelOp, OperationL1Dist<T>>;
+          if (binned) {
+            launch_walks<true, kBins>(launch, kernelOp, smem, sharedRows, split, staged, wholeLine);
+          } else {
+            launch_walks<true, false>(launch, kernelOp, smem, sharedRows, split, staged, wholeLine);
+          }
         }
-      } else if (sharedRows) {
-        if constexpr (SymmetricIntegrand<KernelOp>::value) {
-          if (split) launch_tiled<true, true, false, false, true>(launch, kernelOp, smem, wholeLine);
-          else launch_tiled<true, true, false, false, false>(launch, kernelOp, smem, wholeLine);
-        }
-      } else if (staged) {
-        launch_tiled<true, false, false, false, false>(launch, kernelOp, smem, wholeLine);
       } else {
-        launch_tiled<false, false, false, false, false>(launch, kernelOp, smem, wholeLine);
+        launch_walks<false, false>(launch, kernelOp, smem, sharedRows, split, staged, wholeLine);
       }
       if constexpr (FloatFirst<Op>::value) {
         if (wholeLine) launch(pcf_tiled_kernel<false, false, T, Op, true>, op_, 0);
@@ -668,25 +667,19 @@ class PcfBlockOp {
     }
   }
 
-  // The pcf_tiled_kernel launches of launch_block with pruned walks (the
-  // same shapes as without).
-  template <typename Launch, typename KOp>
-  static void launch_pruned(Launch& launch, const KOp& kernelOp, std::size_t smem, bool sharedRows,
-                            bool split, bool staged, bool wholeLine, bool binned) {
-    // Bin bounds exist for the L1 distance only (enable_bin_bounds).
-    if constexpr (std::is_same_v<KOp, OperationL1Dist<T>>) {
-      if (binned) {
-        if (split) launch_tiled<true, true, true, true, true>(launch, kernelOp, smem, wholeLine);
-        else if (sharedRows) launch_tiled<true, true, true, true, false>(launch, kernelOp, smem, wholeLine);
-        else if (staged) launch_tiled<true, false, true, true, false>(launch, kernelOp, smem, wholeLine);
-        else launch_tiled<false, false, true, true, false>(launch, kernelOp, smem, wholeLine);
-        return;
-      }
+  // launch_block's pcf_tiled_kernel launch of a shape (rows staged with or
+  // without split loads, tiles staged or not), with pruned walks (Prune)
+  // and bin bounds (Binned) or without. Shared rows exist for symmetric
+  // integrands only (launch_shape).
+  template <bool Prune, bool Binned, typename Launch, typename KOp>
+  static void launch_walks(Launch& launch, const KOp& kernelOp, std::size_t smem, bool sharedRows,
+                           bool split, bool staged, bool wholeLine) {
+    if constexpr (SymmetricIntegrand<KOp>::value) {
+      if (split) return launch_tiled<true, true, Prune, Binned, true>(launch, kernelOp, smem, wholeLine);
+      if (sharedRows) return launch_tiled<true, true, Prune, Binned, false>(launch, kernelOp, smem, wholeLine);
     }
-    if (split) launch_tiled<true, true, true, false, true>(launch, kernelOp, smem, wholeLine);
-    else if (sharedRows) launch_tiled<true, true, true, false, false>(launch, kernelOp, smem, wholeLine);
-    else if (staged) launch_tiled<true, false, true, false, false>(launch, kernelOp, smem, wholeLine);
-    else launch_tiled<false, false, true, false, false>(launch, kernelOp, smem, wholeLine);
+    if (staged) launch_tiled<true, false, Prune, Binned, false>(launch, kernelOp, smem, wholeLine);
+    else launch_tiled<false, false, Prune, Binned, false>(launch, kernelOp, smem, wholeLine);
   }
 
   static std::size_t meta_count(std::size_t maxRows, std::size_t maxCols) {
@@ -727,27 +720,28 @@ class PcfBlockOp {
         pcf_tiled_kernel<true, true, T, K, false, SharedRows, Prune, Binned, Split>,
         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
   }
+  // The staged kernels launch_walks<Prune, Binned> may launch.
+  template <bool Prune, bool Binned, typename K>
+  static void allow_walks(int bytes) {
+    allow_tiled<false, Prune, Binned, false, K>(bytes);
+    if constexpr (SymmetricIntegrand<K>::value) {
+      allow_tiled<true, Prune, Binned, false, K>(bytes);
+      allow_tiled<true, Prune, Binned, true, K>(bytes);
+    }
+  }
   void allow_shared_memory(std::size_t bytes) const {
     using K = typename KernelOpOf<Op>::type;
     const int b = static_cast<int>(bytes);
-    allow_tiled<false, false, false, false, K>(b);
+    allow_walks<false, false, K>(b);
     if constexpr (SymmetricIntegrand<K>::value) {
-      allow_tiled<true, false, false, false, K>(b);
-      allow_tiled<true, false, false, true, K>(b);
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<false, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
       MPCF_CUDA_TRY(cudaFuncSetAttribute(pcf_ring_kernel<true, T, K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, b));
     }
-    if constexpr (MonotoneFold<K>::value) {  // launch_pruned's staged kernels
-      allow_tiled<false, true, false, false, K>(b);
-      allow_tiled<true, true, false, false, K>(b);
-      allow_tiled<true, true, false, true, K>(b);
-      if constexpr (std::is_same_v<K, OperationL1Dist<T>>) {  // the binned ones
-        allow_tiled<false, true, true, false, K>(b);
-        allow_tiled<true, true, true, false, K>(b);
-        allow_tiled<true, true, true, true, K>(b);
-      }
+    if constexpr (MonotoneFold<K>::value) {  // the pruned ones
+      allow_walks<true, false, K>(b);
+      if constexpr (std::is_same_v<K, OperationL1Dist<T>>) allow_walks<true, true, K>(b);  // binned
     }
   }
 
